@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LANDRUN_ENV_H
+#define LANDRUN_ENV_H
+
+#include "landrun/policy.h"
+#include "landrun/util.h"
+
+/*
+ * The command's environment, built from nothing: a variable passes only if a
+ * rule of POLICY selects it.  Sources, weakest first: CALLER (a NULL-terminated
+ * environ), FILE (the --env-file's pairs; may be NULL), then --env NAME=VALUE.
+ * OUT receives "NAME=VALUE" strings.  0 or -ENOMEM.
+ */
+int lr_env_build(const struct lr_policy *policy, char *const *caller, const struct lr_kvlist *file,
+		 struct lr_strlist *out);
+
+/* The value of NAME in a NULL-terminated environ, or NULL. */
+const char *lr_env_lookup(char *const *envp, const char *name);
+
+#endif /* LANDRUN_ENV_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LANDRUN_EXPLAIN_H
+#define LANDRUN_EXPLAIN_H
+
+#include <stdio.h>
+
+#include "landrun/landlock.h"
+#include "landrun/plan.h"
+#include "landrun/policy.h"
+#include "landrun/util.h"
+
+struct lr_explain_input {
+	const struct lr_policy *policy;
+	const struct lr_plan *plan;
+	const struct lr_fs_rules *rules;
+	const struct lr_strlist *env;	/* the command's environment, NAME=VALUE */
+	const char *command;		/* resolved path, or NULL */
+};
+
+/* What will be enforced, by which layer, and what is lost.  Values of
+ * environment variables are never printed, only their names. */
+void lr_explain_text(FILE *out, const struct lr_explain_input *in);
+void lr_explain_json(FILE *out, const struct lr_explain_input *in);
+
+/* Names of the Landlock filesystem rights in MASK, comma-separated, into BUF. */
+const char *lr_explain_fs_rights(uint64_t mask, char *buf, size_t len);
+
+#endif /* LANDRUN_EXPLAIN_H */

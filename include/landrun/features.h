@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the running kernel offers, and the one table that says which Landlock
+ * rights and flags exist at each ABI.  Everything else asks this table.
+ */
+#ifndef LANDRUN_FEATURES_H
+#define LANDRUN_FEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The newest Landlock ABI whose rights landrun knows.  Newer kernels are
+ * used at this level: what landrun does not know it neither asks for nor
+ * claims. */
+#define LR_LANDLOCK_ABI_KNOWN 10
+
+struct lr_features {
+	int landlock_abi;	/* as the kernel reports it; 0 if unavailable */
+	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
+	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
+};
+
+/* Ask the kernel.  Never fails: an unavailable Landlock is ABI 0. */
+void lr_features_probe(struct lr_features *f);
+
+/* The ABI landrun uses on a kernel reporting ABI: min(abi, LR_LANDLOCK_ABI_KNOWN). */
+int lr_landlock_abi_used(int abi);
+
+/* Rights and flags that exist at ABI (0 at ABI 0; capped at what landrun knows). */
+uint64_t lr_landlock_fs_rights(int abi);
+uint64_t lr_landlock_net_rights(int abi);
+uint64_t lr_landlock_scopes(int abi);
+uint32_t lr_landlock_restrict_flags(int abi);
+/* The smallest ABI at which every bit of the given rights exists (0 if none given). */
+int lr_landlock_fs_min_abi(uint64_t rights);
+int lr_landlock_net_min_abi(uint64_t rights);
+int lr_landlock_scope_min_abi(uint64_t scopes);
+
+/* Size of struct landlock_ruleset_attr to pass at ABI. */
+size_t lr_landlock_attr_size(int abi);
+
+#endif /* LANDRUN_FEATURES_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Landlock backend: turns the plan and the policy's grants into a
+ * ruleset and enforces it.  Reports 0 or -errno with a one-line message; the
+ * driver decides what to do.
+ */
+#ifndef LANDRUN_LANDLOCK_H
+#define LANDRUN_LANDLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "landrun/plan.h"
+#include "landrun/policy.h"
+
+struct lr_fs_rule {
+	int fd;			/* O_PATH */
+	bool is_dir;
+	uint64_t rights;
+	char *realpath;		/* canonical path, for messages and exposure checks */
+	const struct lr_grant *grant;
+};
+
+struct lr_fs_rules {
+	struct lr_fs_rule *v;
+	size_t n;
+};
+
+/*
+ * Open every grant of POLICY (O_PATH, relative to the working directory) and
+ * compute its rights under PLAN.  A missing path is an error unless the
+ * policy ignores missing paths.  0, or -errno with ERR naming flag and path.
+ */
+int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
+			   struct lr_fs_rules *rules, char *err, size_t errlen);
+void lr_landlock_rules_free(struct lr_fs_rules *rules);
+
+/*
+ * Create the ruleset, add RULES and restrict the calling thread (which must
+ * have no_new_privs set).  0, or -errno with ERR.
+ */
+int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
+			size_t errlen);
+
+/*
+ * The witness: a directory that the policy must deny listing, chosen and
+ * opened once before enforcing (so that its denial afterwards proves
+ * Landlock, not file permissions).
+ */
+struct lr_witness {
+	const char *path;	/* NULL: no such directory (the policy grants them all) */
+};
+
+void lr_landlock_witness_pick(const struct lr_plan *plan, const struct lr_fs_rules *rules,
+			      struct lr_witness *w);
+/* After enforcing: 0 if the witness is denied (EACCES), -EPERM if it is not,
+ * other -errno if the check itself failed. */
+int lr_landlock_witness_check(const struct lr_witness *w);
+
+#endif /* LANDRUN_LANDLOCK_H */

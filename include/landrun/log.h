@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LANDRUN_LOG_H
+#define LANDRUN_LOG_H
+
+#include <stdnoreturn.h>
+
+#include "landrun/policy.h"
+
+/* Exit statuses, as env(1) and timeout(1) use them. */
+#define LR_EXIT_FAILURE 125	/* landrun itself failed: bad flag, bad file, refused policy */
+#define LR_EXIT_CANNOT_EXEC 126	/* COMMAND found but could not be executed */
+#define LR_EXIT_NOT_FOUND 127	/* COMMAND not found */
+
+void lr_log_set_level(enum lr_log_level level);
+enum lr_log_level lr_log_get_level(void);
+
+noreturn void lr_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void lr_die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void lr_die_status(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* LANDRUN_LOG_H */

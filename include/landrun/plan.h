@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan: policy x kernel features -> for each protection the user asked
+ * for, the layer that enforces it on this kernel, or why none can.  A pure
+ * function of its inputs, so it is tested for every ABI without that kernel.
+ */
+#ifndef LANDRUN_PLAN_H
+#define LANDRUN_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "landrun/features.h"
+#include "landrun/policy.h"
+
+/* Protections, named by what they guard. */
+enum lr_prot {
+	LR_PROT_FS_READ,
+	LR_PROT_FS_WRITE,
+	LR_PROT_FS_EXEC,
+	LR_PROT_FS_TRUNCATE,
+	LR_PROT_FS_IOCTL_DEV,
+	LR_PROT_NO_NEW_PRIVS,
+	LR_PROT_CAPS,
+	LR_PROT_ENV,
+	LR_PROT_FDS,
+	LR_PROT_COUNT
+};
+
+/* Who enforces a protection. */
+enum lr_layer {
+	LR_LAYER_NONE,		/* nothing: the protection is lost on this kernel */
+	LR_LAYER_LANDLOCK,
+	LR_LAYER_SECCOMP,
+	LR_LAYER_LAUNCHER,	/* landrun itself, before exec (prctl, libcap-ng, execve) */
+};
+
+struct lr_prot_info {
+	const char *id;		/* stable, for JSON: "fs.read" */
+	const char *what;	/* what it guards, for humans */
+	const char *needs;	/* the kernel feature it needs when it is lost */
+};
+
+struct lr_plan_row {
+	bool requested;
+	enum lr_layer layer;
+};
+
+struct lr_plan {
+	int abi_kernel;		/* what the kernel reported (0: none) */
+	int abi;		/* what landrun uses: min(kernel, known) */
+	int landlock_errno;
+	struct lr_plan_row rows[LR_PROT_COUNT];
+
+	/* What the Landlock backend is to do (all zero: no ruleset). */
+	uint64_t handled_fs;
+	uint64_t handled_net;
+	uint64_t scoped;
+	uint32_t restrict_flags;
+};
+
+void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
+		     struct lr_plan *plan);
+
+/* Requested protections without a layer. */
+unsigned lr_plan_count_lost(const struct lr_plan *plan);
+bool lr_plan_is_lost(const struct lr_plan *plan, enum lr_prot prot);
+
+/* Mark every requested protection carried by LAYER as lost (a failed witness). */
+void lr_plan_lose_layer(struct lr_plan *plan, enum lr_layer layer);
+
+/* Landlock rights for a grant with ACCESS (enum lr_access) on a directory or a
+ * file, limited to what the plan handles. */
+uint64_t lr_plan_fs_rights(const struct lr_plan *plan, unsigned access, bool is_dir);
+
+const struct lr_prot_info *lr_prot_info(enum lr_prot prot);
+const char *lr_layer_name(enum lr_layer layer);
+
+#endif /* LANDRUN_PLAN_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy: what the user asked for, as pure data.  Built by the CLI (and
+ * later by policy files); read by the planner and the backends.  Nothing in
+ * here touches the kernel.
+ */
+#ifndef LANDRUN_POLICY_H
+#define LANDRUN_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a granted path may be used for. */
+enum lr_access {
+	LR_ACCESS_RO = 1 << 0,	/* read files, list directories */
+	LR_ACCESS_RW = 1 << 1,	/* also write, create, remove, rename, link, truncate, ioctl */
+	LR_ACCESS_X = 1 << 2,	/* also execute */
+};
+
+struct lr_grant {
+	char *path;		/* as given by the user */
+	unsigned access;	/* enum lr_access bits */
+	const char *flag;	/* the flag that granted it ("--ro", "--ldd", ...) */
+};
+
+enum lr_env_kind {
+	LR_ENV_NAME,		/* copy NAME from the caller or the env file */
+	LR_ENV_SET,		/* NAME=VALUE */
+	LR_ENV_PREFIX,		/* every variable whose name starts with it */
+};
+
+struct lr_env_rule {
+	enum lr_env_kind kind;
+	char *name;		/* NAME, or the prefix */
+	char *value;		/* LR_ENV_SET only */
+};
+
+enum lr_on_unsupported {
+	LR_UNSUPPORTED_ERROR,
+	LR_UNSUPPORTED_WARN,
+	LR_UNSUPPORTED_IGNORE,
+};
+
+enum lr_log_level {
+	LR_LOG_ERROR,
+	LR_LOG_INFO,
+	LR_LOG_DEBUG,
+};
+
+enum lr_explain {
+	LR_EXPLAIN_NONE,
+	LR_EXPLAIN_TEXT,
+	LR_EXPLAIN_JSON,
+};
+
+/* An inclusive range of TCP ports. */
+struct lr_port_range {
+	uint16_t first, last;
+};
+
+struct lr_policy {
+	struct lr_grant *grants;
+	size_t n_grants;
+
+	struct lr_env_rule *env;
+	size_t n_env;
+	char *env_file;
+
+	char **allow_dotenv;	/* .env files the user accepts to expose */
+	size_t n_allow_dotenv;
+
+	int *keep_fds;
+	size_t n_keep_fds;
+
+	struct lr_port_range *connect_tcp;
+	size_t n_connect_tcp;
+	struct lr_port_range *bind_tcp;
+	size_t n_bind_tcp;
+	char **unix_paths;	/* pathname UNIX sockets the command may connect to */
+	size_t n_unix_paths;
+
+	enum lr_on_unsupported on_unsupported;
+	bool on_unsupported_set;	/* given on the command line */
+	enum lr_log_level log_level;
+	enum lr_explain explain;
+
+	bool unrestricted_fs;
+	bool unrestricted_net;
+	bool unrestricted_scoped;
+	bool deny_subprocess;
+	bool add_exec;
+	bool ldd;
+	bool ignore_missing;
+
+	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
+};
+
+void lr_policy_init(struct lr_policy *p);
+void lr_policy_free(struct lr_policy *p);
+
+/* Append helpers: 0, or -ENOMEM.  The policy takes copies of the strings. */
+int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag);
+int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,
+		      const char *value);
+
+/* True if NAME is a valid environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
+bool lr_env_name_valid(const char *name, size_t len);
+
+#endif /* LANDRUN_POLICY_H */

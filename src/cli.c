@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "landrun/cli.h"
+#include "landrun/util.h"
+
+const char lr_cli_usage[] =
+	"Usage: landrun [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Run COMMAND confined by Landlock and seccomp, with an empty environment.\n"
+	"Options stop at the first word that is not an option.\n"
+	"\n"
+	"Filesystem (repeatable; each takes a comma-separated list of paths):\n"
+	"  --ro PATHS                 read files and list directories\n"
+	"  --rox PATHS                also execute\n"
+	"  --rw PATHS                 read, write, create, remove, rename, link, truncate, ioctl\n"
+	"  --rwx PATHS                also execute\n"
+	"  --add-exec                 grant execute on the resolved COMMAND\n"
+	"  --ldd                      grant COMMAND's ELF interpreter and shared libraries\n"
+	"  --ignore-missing           skip granted paths that do not exist\n"
+	"  --allow-dotenv FILE        accept that a grant exposes this .env file\n"
+	"  --unrestricted-filesystem  no filesystem restrictions\n"
+	"\n"
+	"Environment (the command starts with none):\n"
+	"  --env NAME                 pass NAME from the caller or from --env-file\n"
+	"  --env NAME=VALUE           set NAME to VALUE\n"
+	"  --env-prefix PREFIX        pass every variable whose name starts with PREFIX\n"
+	"  --env-file FILE            read a dotenv file as a source for --env and --env-prefix\n"
+	"\n"
+	"Process:\n"
+	"  --keep-fd N                keep file descriptor N open (0, 1, 2 always are)\n"
+	"\n"
+	"Kernel support:\n"
+	"  --on-unsupported=MODE      error: refuse if a protection cannot be enforced;\n"
+	"                             warn (default): say what is lost, then run; ignore\n"
+	"  --best-effort              same as --on-unsupported=warn\n"
+	"  --explain[=json]           print what will be enforced on this kernel; run nothing\n"
+	"\n"
+	"Other:\n"
+	"  --log-level LEVEL          error (default), info or debug\n"
+	"  --help                     show this help\n"
+	"  --version                  show the version\n"
+	"\n"
+	"Environment of landrun: LANDRUN_ON_UNSUPPORTED sets the default --on-unsupported,\n"
+	"LANDRUN_LOG_LEVEL the default --log-level.\n"
+	"\n"
+	"Exit status: 125 landrun failed (bad flag, bad file, refused policy), 126 COMMAND\n"
+	"could not be executed, 127 COMMAND not found; otherwise COMMAND's own status.\n";
+
+/* Long-only options, alphabetical. */
+enum {
+	OPT_ADD_EXEC = 0x100,
+	OPT_ALLOW_DOTENV,
+	OPT_BEST_EFFORT,
+	OPT_ENV,
+	OPT_ENV_FILE,
+	OPT_ENV_PREFIX,
+	OPT_EXPLAIN,
+	OPT_HELP,
+	OPT_IGNORE_MISSING,
+	OPT_KEEP_FD,
+	OPT_LDD,
+	OPT_LOG_LEVEL,
+	OPT_ON_UNSUPPORTED,
+	OPT_RO,
+	OPT_ROX,
+	OPT_RW,
+	OPT_RWX,
+	OPT_UNRESTRICTED_FS,
+	OPT_VERSION,
+};
+
+static const struct option options[] = {
+	{ "add-exec", no_argument, NULL, OPT_ADD_EXEC },
+	{ "allow-dotenv", required_argument, NULL, OPT_ALLOW_DOTENV },
+	{ "best-effort", no_argument, NULL, OPT_BEST_EFFORT },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "env-file", required_argument, NULL, OPT_ENV_FILE },
+	{ "env-prefix", required_argument, NULL, OPT_ENV_PREFIX },
+	{ "explain", optional_argument, NULL, OPT_EXPLAIN },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "ignore-missing", no_argument, NULL, OPT_IGNORE_MISSING },
+	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "ldd", no_argument, NULL, OPT_LDD },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "on-unsupported", required_argument, NULL, OPT_ON_UNSUPPORTED },
+	{ "ro", required_argument, NULL, OPT_RO },
+	{ "rox", required_argument, NULL, OPT_ROX },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "rwx", required_argument, NULL, OPT_RWX },
+	{ "unrestricted-filesystem", no_argument, NULL, OPT_UNRESTRICTED_FS },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static enum lr_cli_result fail(struct lr_cli_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static enum lr_cli_result fail(struct lr_cli_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return LR_CLI_ERROR;
+}
+
+static const char *option_name(int opt)
+{
+	for (const struct option *o = options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
+static int add_grants(struct lr_policy *p, const char *list, unsigned access, const char *flag)
+{
+	_cleanup_free_ char *copy = strdup(list);
+	char *save = NULL;
+	int n = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int r = lr_policy_add_grant(p, tok, access, flag);
+
+		if (r < 0)
+			return r;
+		n++;
+	}
+	return n ? 0 : -EINVAL;
+}
+
+static int parse_port(const char *s, const char *end, uint16_t *port)
+{
+	unsigned long v = 0;
+
+	if (s == end || end - s > 5)
+		return -EINVAL;
+	for (const char *c = s; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*c - '0');
+	}
+	if (v > 65535)
+		return -EINVAL;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int lr_cli_parse_ports(const char *s, struct lr_port_range **ranges, size_t *n)
+{
+	const char *item = s;
+
+	for (;;) {
+		const char *end = strchrnul(item, ',');
+		const char *dash = memchr(item, '-', (size_t)(end - item));
+		struct lr_port_range r, *slot;
+
+		if (parse_port(item, dash ? dash : end, &r.first) < 0)
+			return -EINVAL;
+		r.last = r.first;
+		if (dash && parse_port(dash + 1, end, &r.last) < 0)
+			return -EINVAL;
+		if (r.last < r.first)
+			return -EINVAL;
+		slot = lr_array_push(ranges, n, sizeof(*slot));
+		if (!slot)
+			return -ENOMEM;
+		*slot = r;
+		if (!*end)
+			return 0;
+		item = end + 1;
+	}
+}
+
+int lr_cli_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode)
+{
+	if (strcmp(s, "error") == 0)
+		*mode = LR_UNSUPPORTED_ERROR;
+	else if (strcmp(s, "warn") == 0)
+		*mode = LR_UNSUPPORTED_WARN;
+	else if (strcmp(s, "ignore") == 0)
+		*mode = LR_UNSUPPORTED_IGNORE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_env(struct lr_policy *p, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq)
+		return lr_env_name_valid(arg, strlen(arg)) ? lr_policy_add_env(p, LR_ENV_NAME, arg, NULL)
+							   : -EINVAL;
+	if (!lr_env_name_valid(arg, (size_t)(eq - arg)))
+		return -EINVAL;
+	{
+		_cleanup_free_ char *name = strndup(arg, (size_t)(eq - arg));
+
+		if (!name)
+			return -ENOMEM;
+		return lr_policy_add_env(p, LR_ENV_SET, name, eq + 1);
+	}
+}
+
+static int parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT_MAX)
+		return -EINVAL;
+	*fd = (int)v;
+	return 0;
+}
+
+static int add_string(char ***v, size_t *n, const char *s)
+{
+	char *copy = strdup(s);
+	char **slot;
+
+	if (!copy)
+		return -ENOMEM;
+	slot = lr_array_push(v, n, sizeof(*slot));
+	if (!slot) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*slot = copy;
+	return 0;
+}
+
+static enum lr_cli_result check_conflicts(const struct lr_policy *p, bool best_effort,
+					  struct lr_cli_error *err)
+{
+	if (best_effort && p->on_unsupported_set && p->on_unsupported != LR_UNSUPPORTED_WARN)
+		return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
+	if (p->unrestricted_fs) {
+		if (p->n_grants)
+			return fail(err, "%s %s conflicts with --unrestricted-filesystem",
+				    p->grants[0].flag, p->grants[0].path);
+		if (p->add_exec || p->ldd)
+			return fail(err, "--%s conflicts with --unrestricted-filesystem",
+				    p->add_exec ? "add-exec" : "ldd");
+	}
+	if (!p->argv[0] && p->explain == LR_EXPLAIN_NONE)
+		return fail(err, "missing COMMAND (see --help)");
+	return LR_CLI_RUN;
+}
+
+enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
+				struct lr_cli_error *err)
+{
+	bool best_effort = false;
+	int opt, r;
+
+	err->msg[0] = '\0';
+	opterr = 0;
+	optind = 0; /* full reset: the parser may run more than once (tests) */
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+		const char *name = option_name(opt);
+
+		r = 0;
+		switch (opt) {
+		case OPT_RO:
+			r = add_grants(p, optarg, LR_ACCESS_RO, "--ro");
+			break;
+		case OPT_ROX:
+			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_X, "--rox");
+			break;
+		case OPT_RW:
+			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
+			break;
+		case OPT_RWX:
+			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, "--rwx");
+			break;
+		case OPT_ADD_EXEC:
+			p->add_exec = true;
+			break;
+		case OPT_LDD:
+			p->ldd = true;
+			break;
+		case OPT_IGNORE_MISSING:
+			p->ignore_missing = true;
+			break;
+		case OPT_ALLOW_DOTENV:
+			r = *optarg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, optarg) : -EINVAL;
+			break;
+		case OPT_UNRESTRICTED_FS:
+			p->unrestricted_fs = true;
+			break;
+		case OPT_ENV:
+			r = parse_env(p, optarg);
+			if (r == -EINVAL)
+				return fail(err, "--env: '%.*s' is not a valid variable name",
+					    (int)strcspn(optarg, "="), optarg);
+			break;
+		case OPT_ENV_PREFIX:
+			if (!lr_env_name_valid(optarg, strlen(optarg)))
+				return fail(err, "--env-prefix: '%s' is not a valid variable name prefix",
+					    optarg);
+			r = lr_policy_add_env(p, LR_ENV_PREFIX, optarg, NULL);
+			break;
+		case OPT_ENV_FILE:
+			if (p->env_file)
+				return fail(err, "--env-file given twice");
+			p->env_file = *optarg ? strdup(optarg) : NULL;
+			r = p->env_file ? 0 : (*optarg ? -ENOMEM : -EINVAL);
+			break;
+		case OPT_KEEP_FD: {
+			int fd, *slot;
+
+			if (parse_fd(optarg, &fd) < 0)
+				return fail(err, "--keep-fd: '%s' is not a file descriptor number", optarg);
+			slot = lr_array_push(&p->keep_fds, &p->n_keep_fds, sizeof(*slot));
+			if (!slot)
+				r = -ENOMEM;
+			else
+				*slot = fd;
+			break;
+		}
+		case OPT_ON_UNSUPPORTED:
+			if (lr_cli_parse_on_unsupported(optarg, &p->on_unsupported) < 0)
+				return fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore",
+					    optarg);
+			if (best_effort && p->on_unsupported != LR_UNSUPPORTED_WARN)
+				return fail(err, "--on-unsupported=%s conflicts with --best-effort", optarg);
+			p->on_unsupported_set = true;
+			break;
+		case OPT_BEST_EFFORT:
+			best_effort = true;
+			if (p->on_unsupported_set && p->on_unsupported != LR_UNSUPPORTED_WARN)
+				return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
+			p->on_unsupported = LR_UNSUPPORTED_WARN;
+			p->on_unsupported_set = true;
+			break;
+		case OPT_EXPLAIN:
+			if (!optarg || strcmp(optarg, "text") == 0)
+				p->explain = LR_EXPLAIN_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				p->explain = LR_EXPLAIN_JSON;
+			else
+				return fail(err, "--explain: '%s' is not one of text, json", optarg);
+			break;
+		case OPT_LOG_LEVEL:
+			if (strcmp(optarg, "error") == 0)
+				p->log_level = LR_LOG_ERROR;
+			else if (strcmp(optarg, "info") == 0)
+				p->log_level = LR_LOG_INFO;
+			else if (strcmp(optarg, "debug") == 0)
+				p->log_level = LR_LOG_DEBUG;
+			else
+				return fail(err, "--log-level: '%s' is not one of error, info, debug", optarg);
+			break;
+		case 'h':
+		case OPT_HELP:
+			return LR_CLI_HELP;
+		case OPT_VERSION:
+			return LR_CLI_VERSION;
+		case ':':
+			return fail(err, "%s: missing value (see --help)", argv[optind - 1]);
+		case '?':
+		default:
+			if (optopt)
+				return fail(err, "--%s: %s (see --help)", option_name(optopt),
+					    optopt >= 0x100 ? "takes no value" : "unknown option");
+			return fail(err, "%s: unknown option (see --help)", argv[optind - 1]);
+		}
+		if (r == -ENOMEM)
+			return fail(err, "out of memory");
+		if (r < 0)
+			return fail(err, "--%s: '%s' is not a valid value", name, optarg ? optarg : "");
+	}
+	p->argv = argv + optind;
+	return check_conflicts(p, best_effort, err);
+}

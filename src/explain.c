@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "config.h"
+#include "landrun/explain.h"
+#include "landrun/features.h"
+
+static const char *const fs_right_names[] = {
+	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
+	"make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block",
+	"make_sym", "refer", "truncate", "ioctl_dev", "resolve_unix",
+};
+
+const char *lr_explain_fs_rights(uint64_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(fs_right_names) / sizeof(*fs_right_names); i++) {
+		int n;
+
+		if (!(mask & (1ULL << i)))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", fs_right_names[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+static const char *mode_name(enum lr_on_unsupported m)
+{
+	switch (m) {
+	case LR_UNSUPPORTED_ERROR:
+		return "error";
+	case LR_UNSUPPORTED_IGNORE:
+		return "ignore";
+	case LR_UNSUPPORTED_WARN:
+		break;
+	}
+	return "warn";
+}
+
+static const char *landlock_state(const struct lr_plan *plan, char *buf, size_t len)
+{
+	if (plan->abi_kernel > 0) {
+		snprintf(buf, len, "ABI %d%s", plan->abi_kernel,
+			 plan->abi_kernel > plan->abi ? " (landrun uses what it knows, up to 10)" : "");
+	} else if (plan->landlock_errno == EOPNOTSUPP) {
+		snprintf(buf, len, "disabled at boot (EOPNOTSUPP: add landlock to the lsm= list)");
+	} else if (plan->landlock_errno == ENOSYS) {
+		snprintf(buf, len, "not built into this kernel (ENOSYS)");
+	} else {
+		snprintf(buf, len, "unavailable (%s)", strerror(plan->landlock_errno));
+	}
+	return buf;
+}
+
+void lr_explain_text(FILE *out, const struct lr_explain_input *in)
+{
+	const struct lr_plan *plan = in->plan;
+	struct utsname u;
+	char buf[512];
+
+	if (uname(&u) < 0)
+		strcpy(u.release, "?");
+	fprintf(out, "kernel %s, Landlock %s\n", u.release, landlock_state(plan, buf, sizeof(buf)));
+	fprintf(out, "on-unsupported: %s\n\nprotections:\n", mode_name(in->policy->on_unsupported));
+	for (int p = 0; p < LR_PROT_COUNT; p++) {
+		const struct lr_prot_info *info = lr_prot_info(p);
+		const struct lr_plan_row *row = &plan->rows[p];
+
+		if (!row->requested) {
+			fprintf(out, "  %-20s off       (not requested) %s\n", info->id, info->what);
+			continue;
+		}
+		if (row->layer == LR_LAYER_NONE)
+			fprintf(out, "  %-20s LOST      %s; needs %s\n", info->id, info->what, info->needs);
+		else
+			fprintf(out, "  %-20s %-9s %s\n", info->id, lr_layer_name(row->layer), info->what);
+	}
+	fprintf(out, "\ngrants:\n");
+	if (!in->rules->n)
+		fprintf(out, "  (none)\n");
+	for (size_t i = 0; i < in->rules->n; i++) {
+		const struct lr_fs_rule *r = &in->rules->v[i];
+
+		fprintf(out, "  %-6s %s -> %s: %s\n", r->grant->flag, r->grant->path, r->realpath,
+			r->rights ? lr_explain_fs_rights(r->rights, buf, sizeof(buf))
+				  : "nothing (no Landlock)");
+	}
+	fprintf(out, "\nenvironment (%zu variables, values not shown):", in->env->n);
+	for (size_t i = 0; i < in->env->n; i++)
+		fprintf(out, " %.*s", (int)strcspn(in->env->v[i], "="), in->env->v[i]);
+	fprintf(out, "\n");
+	if (in->command)
+		fprintf(out, "command: %s\n", in->command);
+}
+
+static void json_string(FILE *out, const char *s, size_t len)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	if (s)
+		json_string(out, s, strlen(s));
+	else
+		fputs("null", out);
+}
+
+void lr_explain_json(FILE *out, const struct lr_explain_input *in)
+{
+	const struct lr_plan *plan = in->plan;
+	struct utsname u;
+	char buf[512];
+
+	if (uname(&u) < 0)
+		strcpy(u.release, "?");
+	fprintf(out, "{\"schema\":1,\"landrun_version\":");
+	json_str(out, LR_VERSION);
+	fprintf(out, ",\"kernel\":{\"release\":");
+	json_str(out, u.release);
+	fprintf(out, ",\"landlock_abi\":%d,\"landlock_abi_used\":%d,\"landlock_abi_known\":%d,"
+		     "\"landlock_errno\":",
+		plan->abi_kernel, plan->abi, LR_LANDLOCK_ABI_KNOWN);
+	json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
+	fprintf(out, ",\"landlock_errata\":%u},\"on_unsupported\":", 0U);
+	json_str(out, mode_name(in->policy->on_unsupported));
+	fprintf(out, ",\"protections\":[");
+	for (int p = 0; p < LR_PROT_COUNT; p++) {
+		const struct lr_prot_info *info = lr_prot_info(p);
+		const struct lr_plan_row *row = &plan->rows[p];
+
+		fprintf(out, "%s{\"id\":", p ? "," : "");
+		json_str(out, info->id);
+		fprintf(out, ",\"requested\":%s,\"enforced\":%s,\"layer\":",
+			row->requested ? "true" : "false",
+			row->requested && row->layer != LR_LAYER_NONE ? "true" : "false");
+		json_str(out, row->requested && row->layer != LR_LAYER_NONE ? lr_layer_name(row->layer)
+									    : NULL);
+		fprintf(out, ",\"what\":");
+		json_str(out, info->what);
+		fprintf(out, ",\"needs\":");
+		json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"grants\":[");
+	for (size_t i = 0; i < in->rules->n; i++) {
+		const struct lr_fs_rule *r = &in->rules->v[i];
+
+		fprintf(out, "%s{\"flag\":", i ? "," : "");
+		json_str(out, r->grant->flag);
+		fprintf(out, ",\"path\":");
+		json_str(out, r->grant->path);
+		fprintf(out, ",\"resolved\":");
+		json_str(out, r->realpath);
+		fprintf(out, ",\"rights\":");
+		json_str(out, lr_explain_fs_rights(r->rights, buf, sizeof(buf)));
+		fputc('}', out);
+	}
+	fprintf(out, "],\"environment\":[");
+	for (size_t i = 0; i < in->env->n; i++) {
+		fputs(i ? "," : "", out);
+		json_string(out, in->env->v[i], strcspn(in->env->v[i], "="));
+	}
+	fprintf(out, "],\"command\":");
+	json_str(out, in->command);
+	fprintf(out, "}\n");
+}

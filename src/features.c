@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+
+#include "landrun/features.h"
+#include "landrun/landlock_uapi.h"
+
+/* What each Landlock ABI added.  One row per ABI, in order. */
+static const struct {
+	uint64_t fs;
+	uint64_t net;
+	uint64_t scopes;
+	uint32_t restrict_flags;
+	size_t attr_size;
+} abi_table[LR_LANDLOCK_ABI_KNOWN + 1] = {
+	[0] = { 0 },
+	[1] = {
+		.fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+		      LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+		      LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+		      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+		      LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+		      LANDLOCK_ACCESS_FS_MAKE_SYM,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V1,
+	},
+	[2] = { .fs = LANDLOCK_ACCESS_FS_REFER, .attr_size = LR_LL_RULESET_ATTR_SIZE_V1 },
+	[3] = { .fs = LANDLOCK_ACCESS_FS_TRUNCATE, .attr_size = LR_LL_RULESET_ATTR_SIZE_V1 },
+	[4] = {
+		.net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V4,
+	},
+	[5] = { .fs = LANDLOCK_ACCESS_FS_IOCTL_DEV, .attr_size = LR_LL_RULESET_ATTR_SIZE_V4 },
+	[6] = {
+		.scopes = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V6,
+	},
+	[7] = {
+		.restrict_flags = LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+				  LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |
+				  LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V6,
+	},
+	[8] = { .restrict_flags = LANDLOCK_RESTRICT_SELF_TSYNC,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V6 },
+	[9] = { .fs = LANDLOCK_ACCESS_FS_RESOLVE_UNIX, .attr_size = LR_LL_RULESET_ATTR_SIZE_V6 },
+	/* ABI 10 adds UDP rights and the quiet_* fields; landrun does not set
+	 * the quiet fields, so the shorter attribute still does. */
+	[10] = {
+		.net = LANDLOCK_ACCESS_NET_BIND_UDP | LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP,
+		.attr_size = LR_LL_RULESET_ATTR_SIZE_V6,
+	},
+};
+
+int lr_landlock_abi_used(int abi)
+{
+	if (abi < 0)
+		return 0;
+	return abi > LR_LANDLOCK_ABI_KNOWN ? LR_LANDLOCK_ABI_KNOWN : abi;
+}
+
+#define CUMULATE(field)                                     \
+	do {                                                \
+		int used = lr_landlock_abi_used(abi);       \
+		uint64_t acc = 0;                           \
+		for (int i = 1; i <= used; i++)             \
+			acc |= abi_table[i].field;          \
+		return (__typeof__(abi_table[0].field))acc; \
+	} while (0)
+
+uint64_t lr_landlock_fs_rights(int abi)
+{
+	CUMULATE(fs);
+}
+
+uint64_t lr_landlock_net_rights(int abi)
+{
+	CUMULATE(net);
+}
+
+uint64_t lr_landlock_scopes(int abi)
+{
+	CUMULATE(scopes);
+}
+
+uint32_t lr_landlock_restrict_flags(int abi)
+{
+	CUMULATE(restrict_flags);
+}
+
+#define MIN_ABI(field, bits)                                          \
+	do {                                                          \
+		if (!(bits))                                          \
+			return 0;                                     \
+		for (int i = 1; i <= LR_LANDLOCK_ABI_KNOWN; i++) {     \
+			int abi = i;                                  \
+			if (((bits) & ~lr_landlock_##field(abi)) == 0) \
+				return i;                             \
+		}                                                     \
+		return LR_LANDLOCK_ABI_KNOWN + 1;                     \
+	} while (0)
+
+int lr_landlock_fs_min_abi(uint64_t rights)
+{
+	MIN_ABI(fs_rights, rights);
+}
+
+int lr_landlock_net_min_abi(uint64_t rights)
+{
+	MIN_ABI(net_rights, rights);
+}
+
+int lr_landlock_scope_min_abi(uint64_t scopes)
+{
+	MIN_ABI(scopes, scopes);
+}
+
+size_t lr_landlock_attr_size(int abi)
+{
+	int used = lr_landlock_abi_used(abi);
+
+	return used ? abi_table[used].attr_size : 0;
+}
+
+void lr_features_probe(struct lr_features *f)
+{
+	int abi, errata;
+
+	f->landlock_abi = 0;
+	f->landlock_errno = 0;
+	f->landlock_errata = 0;
+
+	abi = lr_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0) {
+		f->landlock_errno = errno;
+		return;
+	}
+	f->landlock_abi = abi;
+	/* Errata queries came later than ABI 1: EINVAL just means "none known". */
+	errata = lr_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA);
+	if (errata > 0)
+		f->landlock_errata = (uint32_t)errata;
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * landrun: confine a command with Landlock and seccomp, give it an empty
+ * environment, and exec it in place.  This file is the order of events; each
+ * step is a call into a module.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "landrun/caps.h"
+#include "landrun/cli.h"
+#include "landrun/dotenv.h"
+#include "landrun/elf.h"
+#include "landrun/env.h"
+#include "landrun/exec.h"
+#include "landrun/explain.h"
+#include "landrun/exposure.h"
+#include "landrun/features.h"
+#include "landrun/landlock.h"
+#include "landrun/log.h"
+#include "landrun/plan.h"
+
+extern char **environ;
+
+static void parse_args(int argc, char **argv, struct lr_policy *policy)
+{
+	struct lr_cli_error err;
+	const char *env;
+
+	switch (lr_cli_parse(argc, argv, policy, &err)) {
+	case LR_CLI_RUN:
+		break;
+	case LR_CLI_HELP:
+		fputs(lr_cli_usage, stdout);
+		exit(fflush(stdout) == 0 ? 0 : LR_EXIT_FAILURE);
+	case LR_CLI_VERSION:
+		printf("landrun %s\n", LR_VERSION);
+		exit(fflush(stdout) == 0 ? 0 : LR_EXIT_FAILURE);
+	case LR_CLI_ERROR:
+		lr_die("%s", err.msg);
+	}
+	env = getenv("LANDRUN_ON_UNSUPPORTED");
+	if (!policy->on_unsupported_set && env &&
+	    lr_cli_parse_on_unsupported(env, &policy->on_unsupported) < 0)
+		lr_die("LANDRUN_ON_UNSUPPORTED: '%s' is not one of error, warn, ignore", env);
+	env = getenv("LANDRUN_LOG_LEVEL");
+	if (env && policy->log_level == LR_LOG_ERROR)
+		policy->log_level = strcmp(env, "debug") == 0 ? LR_LOG_DEBUG
+				    : strcmp(env, "info") == 0 ? LR_LOG_INFO : LR_LOG_ERROR;
+	lr_log_set_level(policy->log_level);
+}
+
+static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
+{
+	struct lr_dotenv_error err = { 0 };
+	int r;
+
+	if (!policy->env_file)
+		return;
+	r = lr_dotenv_load(policy->env_file, file, &err);
+	if (r == -EINVAL && err.line)
+		lr_die("%s:%u: %s", policy->env_file, err.line, err.reason);
+	if (r == -EINVAL)
+		lr_die("--env-file %s: %s", policy->env_file, err.reason ? err.reason : "invalid");
+	if (r == -EFBIG)
+		lr_die("--env-file %s: larger than %d bytes", policy->env_file, LR_DOTENV_MAX_SIZE);
+	if (r < 0)
+		lr_die("--env-file %s: %s", policy->env_file, strerror(-r));
+}
+
+/* The command, looked up in the caller's PATH (what the user typing it expects). */
+static char *resolve_command(const struct lr_policy *policy)
+{
+	char *path;
+	int r;
+
+	if (!policy->argv[0])
+		return NULL;
+	r = lr_exec_resolve(policy->argv[0], getenv("PATH"), &path);
+	if (r == -ENOENT)
+		lr_die_status(LR_EXIT_NOT_FOUND, "%s: command not found", policy->argv[0]);
+	if (r == -EACCES)
+		lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: permission denied (not executable)",
+			      policy->argv[0]);
+	if (r < 0)
+		lr_die("%s: %s", policy->argv[0], strerror(-r));
+	return path;
+}
+
+/* --add-exec and --ldd: grants derived from the command itself. */
+static void add_command_grants(struct lr_policy *policy, const char *command,
+			       const struct lr_strlist *env)
+{
+	struct lr_strlist deps = { 0 };
+	char err[512];
+	int r = 0;
+
+	if (!command)
+		return;
+	if (policy->add_exec)
+		r = lr_policy_add_grant(policy, command, LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+	if (r == 0 && policy->ldd) {
+		r = lr_elf_deps(command, lr_env_lookup(env->v, "LD_LIBRARY_PATH"), &deps, err,
+				sizeof(err));
+		if (r < 0 && r != -ENOMEM)
+			lr_die("--ldd: %s", err);
+		for (size_t i = 0; r == 0 && i < deps.n; i++) {
+			lr_debug("--ldd: %s", deps.v[i]);
+			r = lr_policy_add_grant(policy, deps.v[i], LR_ACCESS_RO | LR_ACCESS_X, "--ldd");
+		}
+	}
+	lr_strlist_free(&deps);
+	if (r < 0)
+		lr_die("out of memory");
+}
+
+/* The fallback policy: refuse, warn, or stay silent about lost protections. */
+static void decide(const struct lr_policy *policy, const struct lr_plan *plan, const char *when)
+{
+	unsigned lost = lr_plan_count_lost(plan);
+
+	if (!lost || policy->on_unsupported == LR_UNSUPPORTED_IGNORE)
+		return;
+	for (int p = 0; p < LR_PROT_COUNT; p++) {
+		const struct lr_prot_info *info = lr_prot_info(p);
+
+		if (!lr_plan_is_lost(plan, p))
+			continue;
+		if (policy->on_unsupported == LR_UNSUPPORTED_ERROR)
+			fprintf(stderr, "landrun: cannot enforce %s (%s): needs %s\n", info->id,
+				info->what, info->needs);
+		else
+			lr_warn("not enforced%s: %s (%s): needs %s", when, info->id, info->what,
+				info->needs);
+	}
+	if (policy->on_unsupported == LR_UNSUPPORTED_ERROR)
+		lr_die("refusing to run: %u protection%s cannot be enforced on this kernel "
+		       "(--on-unsupported=error)",
+		       lost, lost == 1 ? "" : "s");
+}
+
+/* After restrict_self: prove that Landlock is in force before trusting it. */
+static void check_witness(const struct lr_policy *policy, struct lr_plan *plan,
+			  const struct lr_witness *w)
+{
+	int r;
+
+	if (!w->path) {
+		lr_debug("witness: the policy lets the command list every candidate directory");
+		return;
+	}
+	r = lr_landlock_witness_check(w);
+	if (r == 0) {
+		lr_debug("witness: listing %s is denied, Landlock is in force", w->path);
+		return;
+	}
+	if (r == -EPERM)
+		lr_warn("witness: listing %s was not denied: Landlock is not in force", w->path);
+	else
+		lr_warn("witness: checking %s failed: %s", w->path, strerror(-r));
+	lr_plan_lose_layer(plan, LR_LAYER_LANDLOCK);
+	decide(policy, plan, " (witness)");
+}
+
+static void confine(const struct lr_policy *policy, struct lr_plan *plan,
+		    const struct lr_fs_rules *rules)
+{
+	struct lr_witness witness;
+	char err[512];
+	int bad_fd = -1, r;
+
+	lr_landlock_witness_pick(plan, rules, &witness);
+
+	if (lr_caps_privileged() && lr_caps_drop(err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	r = lr_caps_no_new_privs();
+	if (r < 0)
+		lr_die("cannot set no_new_privs: %s", strerror(-r));
+
+	if (plan->handled_fs || plan->handled_net || plan->scoped) {
+		r = lr_landlock_enforce(plan, rules, err, sizeof(err));
+		if (r < 0)
+			lr_die("%s", err);
+		check_witness(policy, plan, &witness);
+	}
+
+	/* last: the rule fds above are ours too, and an inherited fd to a
+	 * secret must not survive into the sandbox */
+	r = lr_exec_close_fds(policy->keep_fds, policy->n_keep_fds, &bad_fd);
+	if (r == -EBADF)
+		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
+	if (r < 0)
+		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
+}
+
+static noreturn void run(const struct lr_policy *policy, const char *command, char **envp)
+{
+	int e;
+
+	execve(command, policy->argv, envp);
+	e = errno;
+	if (e == ENOENT)
+		lr_die_status(LR_EXIT_NOT_FOUND, "%s: cannot execute: %s (is its interpreter "
+				 "missing or not granted? see --rox, --ldd)",
+			      command, strerror(e));
+	if (e == EACCES)
+		lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s (execute access to the "
+				 "binary, its interpreter or its libraries may be missing: see --rox, "
+				 "--add-exec, --ldd)",
+			      command, strerror(e));
+	lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s", command, strerror(e));
+}
+
+int main(int argc, char **argv)
+{
+	struct lr_policy policy;
+	struct lr_features features;
+	struct lr_kvlist file_env = { 0 };
+	struct lr_strlist child_env = { 0 };
+	struct lr_fs_rules rules = { 0 };
+	struct lr_plan plan;
+	char err[512];
+	char *command;
+
+	lr_policy_init(&policy);
+	parse_args(argc, argv, &policy);
+
+	load_env_file(&policy, &file_env);
+	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
+		lr_die("out of memory");
+	lr_kvlist_free(&file_env);
+
+	command = resolve_command(&policy);
+	add_command_grants(&policy, command, &child_env);
+
+	lr_features_probe(&features);
+	lr_plan_compute(&policy, &features, &plan);
+
+	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	if (lr_exposure_check(&policy, &rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+
+	if (policy.explain != LR_EXPLAIN_NONE) {
+		struct lr_explain_input in = { &policy, &plan, &rules, &child_env, command };
+
+		if (policy.explain == LR_EXPLAIN_JSON)
+			lr_explain_json(stdout, &in);
+		else
+			lr_explain_text(stdout, &in);
+		return fflush(stdout) == 0 ? 0 : LR_EXIT_FAILURE;
+	}
+
+	decide(&policy, &plan, "");
+	confine(&policy, &plan, &rules);
+	run(&policy, command, child_env.v);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "landrun/policy.h"
+#include "landrun/util.h"
+
+void lr_policy_init(struct lr_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->on_unsupported = LR_UNSUPPORTED_WARN;
+	p->log_level = LR_LOG_ERROR;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void lr_policy_free(struct lr_policy *p)
+{
+	for (size_t i = 0; i < p->n_grants; i++)
+		free(p->grants[i].path);
+	free(p->grants);
+	for (size_t i = 0; i < p->n_env; i++) {
+		free(p->env[i].name);
+		free(p->env[i].value);
+	}
+	free(p->env);
+	free(p->env_file);
+	free_strv(p->allow_dotenv, p->n_allow_dotenv);
+	free_strv(p->unix_paths, p->n_unix_paths);
+	free(p->keep_fds);
+	free(p->connect_tcp);
+	free(p->bind_tcp);
+	lr_policy_init(p);
+}
+
+int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag)
+{
+	char *copy = strdup(path);
+	struct lr_grant *g;
+
+	if (!copy)
+		return -ENOMEM;
+	g = lr_array_push(&p->grants, &p->n_grants, sizeof(*g));
+	if (!g) {
+		free(copy);
+		return -ENOMEM;
+	}
+	g->path = copy;
+	g->access = access;
+	g->flag = flag;
+	return 0;
+}
+
+int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,
+		      const char *value)
+{
+	char *n = strdup(name);
+	char *v = value ? strdup(value) : NULL;
+	struct lr_env_rule *r;
+
+	if (!n || (value && !v))
+		goto nomem;
+	r = lr_array_push(&p->env, &p->n_env, sizeof(*r));
+	if (!r)
+		goto nomem;
+	r->kind = kind;
+	r->name = n;
+	r->value = v;
+	return 0;
+nomem:
+	free(n);
+	free(v);
+	return -ENOMEM;
+}
+
+bool lr_env_name_valid(const char *name, size_t len)
+{
+	if (len == 0 || isdigit((unsigned char)name[0]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
