@@ -1,0 +1,33 @@
+#!/bin/bash
+# deps.sh - install what landrun needs to build and test (Debian 12 or newer, as root),
+# and set up the build directory.  Sourced by demo.sh and test.sh; safe to run twice.
+set -euo pipefail
+
+LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
+	     libcriterion-dev util-linux)
+
+lr_install_deps() {
+	local missing=()
+	for p in "${LR_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "landrun: missing packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+		return 1
+	fi
+	echo "landrun: installing ${missing[*]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# lr_build SRCDIR BUILDDIR [meson options...]
+lr_build() {
+	local src=$1 build=$2
+	shift 2
+	if [ ! -f "$build/build.ninja" ]; then
+		meson setup "$build" "$src" "$@" >/dev/null
+	fi
+	meson compile -C "$build" >/dev/null
+}
