@@ -32,8 +32,16 @@ const char lr_cli_usage[] =
 	"  --env-prefix PREFIX        pass every variable whose name starts with PREFIX\n"
 	"  --env-file FILE            read a dotenv file as a source for --env and --env-prefix\n"
 	"\n"
+	"Network (default: no sockets but AF_UNIX pairs; see the README):\n"
+	"  --connect-tcp PORTS        allow TCP connections to these ports (80,443,8000-8100)\n"
+	"  --bind-tcp PORTS           allow binding (and listening on) these TCP ports\n"
+	"  --unix PATH                allow connecting to this UNIX socket (Landlock ABI 9+)\n"
+	"  --unrestricted-network     no network restrictions\n"
+	"  --unrestricted-scoped      may signal, and reach abstract UNIX sockets, outside\n"
+	"\n"
 	"Process:\n"
 	"  --keep-fd N                keep file descriptor N open (0, 1, 2 always are)\n"
+	"  --deny-subprocess          the command can create no new process (threads work)\n"
 	"\n"
 	"Kernel support:\n"
 	"  --on-unsupported=MODE      error: refuse if a protection cannot be enforced;\n"
@@ -57,6 +65,9 @@ enum {
 	OPT_ADD_EXEC = 0x100,
 	OPT_ALLOW_DOTENV,
 	OPT_BEST_EFFORT,
+	OPT_BIND_TCP,
+	OPT_CONNECT_TCP,
+	OPT_DENY_SUBPROCESS,
 	OPT_ENV,
 	OPT_ENV_FILE,
 	OPT_ENV_PREFIX,
@@ -71,7 +82,10 @@ enum {
 	OPT_ROX,
 	OPT_RW,
 	OPT_RWX,
+	OPT_UNIX,
 	OPT_UNRESTRICTED_FS,
+	OPT_UNRESTRICTED_NET,
+	OPT_UNRESTRICTED_SCOPED,
 	OPT_VERSION,
 };
 
@@ -79,6 +93,9 @@ static const struct option options[] = {
 	{ "add-exec", no_argument, NULL, OPT_ADD_EXEC },
 	{ "allow-dotenv", required_argument, NULL, OPT_ALLOW_DOTENV },
 	{ "best-effort", no_argument, NULL, OPT_BEST_EFFORT },
+	{ "bind-tcp", required_argument, NULL, OPT_BIND_TCP },
+	{ "connect-tcp", required_argument, NULL, OPT_CONNECT_TCP },
+	{ "deny-subprocess", no_argument, NULL, OPT_DENY_SUBPROCESS },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "env-file", required_argument, NULL, OPT_ENV_FILE },
 	{ "env-prefix", required_argument, NULL, OPT_ENV_PREFIX },
@@ -93,7 +110,10 @@ static const struct option options[] = {
 	{ "rox", required_argument, NULL, OPT_ROX },
 	{ "rw", required_argument, NULL, OPT_RW },
 	{ "rwx", required_argument, NULL, OPT_RWX },
+	{ "unix", required_argument, NULL, OPT_UNIX },
 	{ "unrestricted-filesystem", no_argument, NULL, OPT_UNRESTRICTED_FS },
+	{ "unrestricted-network", no_argument, NULL, OPT_UNRESTRICTED_NET },
+	{ "unrestricted-scoped", no_argument, NULL, OPT_UNRESTRICTED_SCOPED },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
@@ -245,10 +265,14 @@ static enum lr_cli_result check_conflicts(const struct lr_policy *p, bool best_e
 {
 	if (best_effort && p->on_unsupported_set && p->on_unsupported != LR_UNSUPPORTED_WARN)
 		return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
+	if (p->unrestricted_net && (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths))
+		return fail(err, "--%s conflicts with --unrestricted-network",
+			    p->n_connect_tcp ? "connect-tcp" : p->n_bind_tcp ? "bind-tcp" : "unix");
 	if (p->unrestricted_fs) {
-		if (p->n_grants)
-			return fail(err, "%s %s conflicts with --unrestricted-filesystem",
-				    p->grants[0].flag, p->grants[0].path);
+		for (size_t i = 0; i < p->n_grants; i++)
+			if (p->grants[i].access != LR_ACCESS_UNIX)
+				return fail(err, "%s %s conflicts with --unrestricted-filesystem",
+					    p->grants[i].flag, p->grants[i].path);
 		if (p->add_exec || p->ldd)
 			return fail(err, "--%s conflicts with --unrestricted-filesystem",
 				    p->add_exec ? "add-exec" : "ldd");
@@ -298,6 +322,26 @@ enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 			break;
 		case OPT_UNRESTRICTED_FS:
 			p->unrestricted_fs = true;
+			break;
+		case OPT_CONNECT_TCP:
+			r = lr_cli_parse_ports(optarg, &p->connect_tcp, &p->n_connect_tcp);
+			break;
+		case OPT_BIND_TCP:
+			r = lr_cli_parse_ports(optarg, &p->bind_tcp, &p->n_bind_tcp);
+			break;
+		case OPT_UNIX:
+			r = *optarg ? lr_policy_add_grant(p, optarg, LR_ACCESS_UNIX, "--unix") : -EINVAL;
+			if (r == 0)
+				p->n_unix_paths++;
+			break;
+		case OPT_UNRESTRICTED_NET:
+			p->unrestricted_net = true;
+			break;
+		case OPT_UNRESTRICTED_SCOPED:
+			p->unrestricted_scoped = true;
+			break;
+		case OPT_DENY_SUBPROCESS:
+			p->deny_subprocess = true;
 			break;
 		case OPT_ENV:
 			r = parse_env(p, optarg);

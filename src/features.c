@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <linux/seccomp.h>
 
 #include "landrun/features.h"
 #include "landrun/landlock_uapi.h"
@@ -121,10 +122,18 @@ size_t lr_landlock_attr_size(int abi)
 	return used ? abi_table[used].attr_size : 0;
 }
 
+static bool probe_seccomp(void)
+{
+	uint32_t action = SECCOMP_RET_KILL_PROCESS;
+
+	return syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
 void lr_features_probe(struct lr_features *f)
 {
 	int abi, errata;
 
+	f->seccomp_filter = probe_seccomp();
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;
 	f->landlock_errata = 0;

@@ -71,9 +71,32 @@ void lr_landlock_rules_free(struct lr_fs_rules *rules)
 	rules->n = 0;
 }
 
-int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
-			size_t errlen)
+static int add_port_rules(int ruleset, uint64_t rights, const struct lr_port_range *ranges,
+			  size_t n, const char *flag, char *err, size_t errlen)
 {
+	if (!rights)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned port = ranges[i].first; port <= ranges[i].last; port++) {
+			struct lr_ll_net_port_attr np = { .allowed_access = rights, .port = port };
+
+			if (lr_ll_add_rule(ruleset, LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
+				int e = errno;
+
+				snprintf(err, errlen, "%s %u: cannot add the Landlock rule: %s", flag,
+					 port, strerror(e));
+				return -e;
+			}
+		}
+	}
+	return 0;
+}
+
+int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
+			const struct lr_fs_rules *rules, char *err, size_t errlen)
+{
+	int r;
+
 	struct lr_ll_ruleset_attr attr = {
 		.handled_access_fs = plan->handled_fs,
 		.handled_access_net = plan->handled_net,
@@ -105,6 +128,13 @@ int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_fs_rules *ru
 			return -e;
 		}
 	}
+	r = add_port_rules(ruleset, lr_plan_net_connect_rights(plan), policy->connect_tcp,
+			   policy->n_connect_tcp, "--connect-tcp", err, errlen);
+	if (r == 0)
+		r = add_port_rules(ruleset, lr_plan_net_bind_rights(plan), policy->bind_tcp,
+				   policy->n_bind_tcp, "--bind-tcp", err, errlen);
+	if (r < 0)
+		return r;
 	if (lr_ll_restrict_self(ruleset, plan->restrict_flags) < 0) {
 		int e = errno;
 

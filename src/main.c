@@ -24,6 +24,7 @@
 #include "landrun/landlock.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
+#include "landrun/seccomp.h"
 
 extern char **environ;
 
@@ -167,14 +168,31 @@ static void check_witness(const struct lr_policy *policy, struct lr_plan *plan,
 	decide(policy, plan, " (witness)");
 }
 
+static void check_seccomp_witness(const struct lr_policy *policy, struct lr_plan *plan)
+{
+	int r = lr_seccomp_witness_check();
+
+	if (r == 0) {
+		lr_debug("witness: unshare(0) is denied, the seccomp filter is in force");
+		return;
+	}
+	lr_warn("witness: unshare(0) was not denied: the seccomp filter is not in force");
+	lr_plan_lose_layer(plan, LR_LAYER_SECCOMP);
+	decide(policy, plan, " (witness)");
+}
+
 static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		    const struct lr_fs_rules *rules)
 {
+	scmp_filter_ctx filter = NULL;
 	struct lr_witness witness;
 	char err[512];
 	int bad_fd = -1, r;
 
 	lr_landlock_witness_pick(plan, rules, &witness);
+	/* built while nothing is confined yet, loaded last */
+	if (plan->seccomp && !(filter = lr_seccomp_build(plan, err, sizeof(err))))
+		lr_die("%s", err);
 
 	if (lr_caps_privileged() && lr_caps_drop(err, sizeof(err)) < 0)
 		lr_die("%s", err);
@@ -183,7 +201,7 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
 
 	if (plan->handled_fs || plan->handled_net || plan->scoped) {
-		r = lr_landlock_enforce(plan, rules, err, sizeof(err));
+		r = lr_landlock_enforce(plan, policy, rules, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
 		check_witness(policy, plan, &witness);
@@ -196,6 +214,14 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
 	if (r < 0)
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
+
+	if (filter) {
+		r = lr_seccomp_load(filter, err, sizeof(err));
+		seccomp_release(filter);
+		if (r < 0)
+			lr_die("%s", err);
+		check_seccomp_witness(policy, plan);
+	}
 }
 
 static noreturn void run(const struct lr_policy *policy, const char *command, char **envp)

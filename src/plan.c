@@ -39,6 +39,38 @@ static const struct {
 		"ioctl on device files outside the read-write grants is denied",
 		"Landlock ABI 5 (Linux 6.10+)" },
 		LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	[LR_PROT_NET_SOCKETS] = { { "net.sockets",
+		"sockets are limited to AF_UNIX (and TCP with --connect-tcp/--bind-tcp): no raw, "
+		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_NET_TCP] = { { "net.tcp",
+		"TCP connects and binds only to the --connect-tcp/--bind-tcp ports, no listen "
+		"without --bind-tcp",
+		"Landlock ABI 4 (Linux 6.7+)" } },
+	[LR_PROT_NET_UDP] = { { "net.udp",
+		"no UDP: binding, connecting and sending are denied",
+		"seccomp filters (CONFIG_SECCOMP_FILTER), or Landlock ABI 10" } },
+	[LR_PROT_NET_UNIX] = { { "net.unix",
+		"connecting to pathname UNIX sockets (docker.sock, the D-Bus bus, ssh-agent) is "
+		"denied outside the read-write grants and --unix paths",
+		"Landlock ABI 9 to confine --unix to its paths (below it, seccomp can only deny "
+		"every UNIX socket)" } },
+	[LR_PROT_SCOPE_ABSTRACT_UNIX] = { { "scope.abstract-unix",
+		"connecting to abstract UNIX sockets outside the sandbox is denied",
+		"Landlock ABI 6 (Linux 6.12+)" } },
+	[LR_PROT_SCOPE_SIGNAL] = { { "scope.signal",
+		"signalling processes outside the sandbox is denied",
+		"Landlock ABI 6 (Linux 6.12+)" } },
+	[LR_PROT_KERNEL_SURFACE] = { { "kernel.surface",
+		"io_uring, namespaces, mounts, ptrace, bpf, keyrings, perf, module and clock calls, "
+		"TIOCSTI and TIOCLINUX are denied",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_KERNEL_FOREIGN_ABI] = { { "kernel.foreign-abi",
+		"a system call through another ABI (32-bit int 0x80, x32) kills the process",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_NO_SUBPROCESS] = { { "proc.no-subprocess",
+		"the command can create no new process (threads still work)",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_NO_NEW_PRIVS] = { { "privs.no-new-privs",
 		"setuid, setgid and file capabilities grant nothing on exec", "prctl(PR_SET_NO_NEW_PRIVS)" } },
 	[LR_PROT_CAPS] = { { "privs.capabilities",
@@ -75,6 +107,68 @@ static void set_row(struct lr_plan *plan, enum lr_prot prot, bool requested, enu
 	plan->rows[prot].layer = requested ? layer : LR_LAYER_NONE;
 }
 
+/*
+ * The network and kernel-surface rows.  Where Landlock can carry a protection
+ * on this ABI it does, and seccomp stays out of its way (AF_UNIX from ABI 9,
+ * UDP from ABI 10); below that seccomp denies the whole socket kind, which is
+ * coarser but holds.
+ */
+static void plan_network(const struct lr_policy *policy, const struct lr_features *features,
+			 struct lr_plan *plan)
+{
+	enum lr_layer seccomp = features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE;
+	uint64_t net_known = lr_landlock_net_rights(plan->abi);
+	uint64_t scopes_known = lr_landlock_scopes(plan->abi);
+	bool restricted = !policy->unrestricted_net;
+	bool tcp = policy->n_connect_tcp || policy->n_bind_tcp;
+	bool ll_tcp = (net_known & LANDLOCK_ACCESS_NET_CONNECT_TCP) != 0;
+	bool ll_udp = (net_known & LANDLOCK_ACCESS_NET_BIND_UDP) != 0;
+	bool ll_unix = (lr_landlock_fs_rights(plan->abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) != 0;
+	bool ll_scopes = (scopes_known & LANDLOCK_SCOPE_SIGNAL) != 0;
+	struct lr_seccomp_net *net = &plan->net;
+
+	plan->seccomp = features->seccomp_filter;
+	plan->deny_subprocess = policy->deny_subprocess;
+	net->restricted = restricted;
+
+	set_row(plan, LR_PROT_NET_SOCKETS, restricted, seccomp);
+
+	/* TCP: none at all without port flags; with them, Landlock picks the ports */
+	net->tcp = !restricted || tcp;
+	net->listen = !restricted || !tcp || policy->n_bind_tcp;
+	set_row(plan, LR_PROT_NET_TCP, restricted,
+		!tcp ? seccomp : ll_tcp ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
+	if (restricted && tcp && ll_tcp)
+		plan->handled_net |= LANDLOCK_ACCESS_NET_CONNECT_TCP | LANDLOCK_ACCESS_NET_BIND_TCP;
+
+	/* UDP: Landlock from ABI 10 (no port is granted), else seccomp */
+	net->udp = !restricted || ll_udp;
+	set_row(plan, LR_PROT_NET_UDP, restricted, ll_udp ? LR_LAYER_LANDLOCK : seccomp);
+	if (restricted && ll_udp)
+		plan->handled_net |= LANDLOCK_ACCESS_NET_BIND_UDP | LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP;
+
+	/* pathname UNIX sockets: Landlock from ABI 9; below it, socket(AF_UNIX)
+	 * is denied unless --unix asks for one, which then cannot be confined */
+	net->unix_socket = !restricted || ll_unix || policy->n_unix_paths;
+	if (restricted && ll_unix)
+		plan->handled_fs |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+	set_row(plan, LR_PROT_NET_UNIX, restricted,
+		ll_unix ? LR_LAYER_LANDLOCK : policy->n_unix_paths ? LR_LAYER_NONE : seccomp);
+
+	/* IPC scopes: Landlock from ABI 6; abstract sockets also die with
+	 * socket(AF_UNIX) under seccomp */
+	if (!policy->unrestricted_scoped && ll_scopes)
+		plan->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	set_row(plan, LR_PROT_SCOPE_ABSTRACT_UNIX, !policy->unrestricted_scoped,
+		ll_scopes ? LR_LAYER_LANDLOCK : !net->unix_socket ? seccomp : LR_LAYER_NONE);
+	set_row(plan, LR_PROT_SCOPE_SIGNAL, !policy->unrestricted_scoped,
+		ll_scopes ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
+
+	set_row(plan, LR_PROT_KERNEL_SURFACE, true, seccomp);
+	set_row(plan, LR_PROT_KERNEL_FOREIGN_ABI, true, seccomp);
+	set_row(plan, LR_PROT_NO_SUBPROCESS, policy->deny_subprocess, seccomp);
+}
+
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
 		     struct lr_plan *plan)
 {
@@ -92,8 +186,11 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 
 		set_row(plan, p, fs, known ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
 	}
+	/* pathname UNIX sockets are the network rows' business */
 	if (fs)
-		plan->handled_fs = fs_known;
+		plan->handled_fs = fs_known & ~LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+
+	plan_network(policy, features, plan);
 
 	set_row(plan, LR_PROT_NO_NEW_PRIVS, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_CAPS, true, LR_LAYER_LAUNCHER);
@@ -133,6 +230,8 @@ uint64_t lr_plan_fs_rights(const struct lr_plan *plan, unsigned access, bool is_
 {
 	uint64_t r;
 
+	if (access & LR_ACCESS_UNIX)
+		return LANDLOCK_ACCESS_FS_RESOLVE_UNIX & plan->handled_fs;
 	if (access & LR_ACCESS_RW)
 		r = is_dir ? FS_DIR_RW : FS_FILE_RW;
 	else
@@ -140,4 +239,14 @@ uint64_t lr_plan_fs_rights(const struct lr_plan *plan, unsigned access, bool is_
 	if (access & LR_ACCESS_X)
 		r |= LANDLOCK_ACCESS_FS_EXECUTE;
 	return r & plan->handled_fs;
+}
+
+uint64_t lr_plan_net_connect_rights(const struct lr_plan *plan)
+{
+	return plan->handled_net & LANDLOCK_ACCESS_NET_CONNECT_TCP;
+}
+
+uint64_t lr_plan_net_bind_rights(const struct lr_plan *plan)
+{
+	return plan->handled_net & LANDLOCK_ACCESS_NET_BIND_TCP;
 }

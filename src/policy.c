@@ -32,7 +32,6 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->env);
 	free(p->env_file);
 	free_strv(p->allow_dotenv, p->n_allow_dotenv);
-	free_strv(p->unix_paths, p->n_unix_paths);
 	free(p->keep_fds);
 	free(p->connect_tcp);
 	free(p->bind_tcp);

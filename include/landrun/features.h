@@ -19,6 +19,7 @@ struct lr_features {
 	int landlock_abi;	/* as the kernel reports it; 0 if unavailable */
 	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
 	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
+	bool seccomp_filter;	/* seccomp(2) filters with SECCOMP_RET_KILL_PROCESS */
 };
 
 /* Ask the kernel.  Never fails: an unavailable Landlock is ABI 0. */

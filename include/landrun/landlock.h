@@ -37,11 +37,12 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 void lr_landlock_rules_free(struct lr_fs_rules *rules);
 
 /*
- * Create the ruleset, add RULES and restrict the calling thread (which must
- * have no_new_privs set).  0, or -errno with ERR.
+ * Create the ruleset, add RULES and the policy's TCP port rules, and restrict
+ * the calling thread (which must have no_new_privs set).  0, or -errno with
+ * ERR.
  */
-int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
-			size_t errlen);
+int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
+			const struct lr_fs_rules *rules, char *err, size_t errlen);
 
 /*
  * The witness: a directory that the policy must deny listing, chosen and

@@ -20,6 +20,15 @@ enum lr_prot {
 	LR_PROT_FS_EXEC,
 	LR_PROT_FS_TRUNCATE,
 	LR_PROT_FS_IOCTL_DEV,
+	LR_PROT_NET_SOCKETS,
+	LR_PROT_NET_TCP,
+	LR_PROT_NET_UDP,
+	LR_PROT_NET_UNIX,
+	LR_PROT_SCOPE_ABSTRACT_UNIX,
+	LR_PROT_SCOPE_SIGNAL,
+	LR_PROT_KERNEL_SURFACE,
+	LR_PROT_KERNEL_FOREIGN_ABI,
+	LR_PROT_NO_SUBPROCESS,
 	LR_PROT_NO_NEW_PRIVS,
 	LR_PROT_CAPS,
 	LR_PROT_ENV,
@@ -57,6 +66,17 @@ struct lr_plan {
 	uint64_t handled_net;
 	uint64_t scoped;
 	uint32_t restrict_flags;
+
+	/* What the seccomp backend is to do (seccomp false: no filter). */
+	bool seccomp;
+	struct lr_seccomp_net {
+		bool restricted;	/* false: any socket (--unrestricted-network) */
+		bool tcp;		/* AF_INET/AF_INET6 TCP sockets may be created */
+		bool listen;		/* listen() allowed (bind ports given, or no TCP) */
+		bool udp;		/* AF_INET/AF_INET6 UDP sockets may be created */
+		bool unix_socket;	/* socket(AF_UNIX) allowed, not only socketpair */
+	} net;
+	bool deny_subprocess;
 };
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
@@ -72,6 +92,10 @@ void lr_plan_lose_layer(struct lr_plan *plan, enum lr_layer layer);
 /* Landlock rights for a grant with ACCESS (enum lr_access) on a directory or a
  * file, limited to what the plan handles. */
 uint64_t lr_plan_fs_rights(const struct lr_plan *plan, unsigned access, bool is_dir);
+
+/* Landlock network rights for --connect-tcp / --bind-tcp ranges. */
+uint64_t lr_plan_net_connect_rights(const struct lr_plan *plan);
+uint64_t lr_plan_net_bind_rights(const struct lr_plan *plan);
 
 const struct lr_prot_info *lr_prot_info(enum lr_prot prot);
 const char *lr_layer_name(enum lr_layer layer);

@@ -16,6 +16,7 @@ enum lr_access {
 	LR_ACCESS_RO = 1 << 0,	/* read files, list directories */
 	LR_ACCESS_RW = 1 << 1,	/* also write, create, remove, rename, link, truncate, ioctl */
 	LR_ACCESS_X = 1 << 2,	/* also execute */
+	LR_ACCESS_UNIX = 1 << 3, /* connect to the UNIX socket (--unix) */
 };
 
 struct lr_grant {
@@ -77,8 +78,7 @@ struct lr_policy {
 	size_t n_connect_tcp;
 	struct lr_port_range *bind_tcp;
 	size_t n_bind_tcp;
-	char **unix_paths;	/* pathname UNIX sockets the command may connect to */
-	size_t n_unix_paths;
+	size_t n_unix_paths;	/* grants with LR_ACCESS_UNIX (--unix) */
 
 	enum lr_on_unsupported on_unsupported;
 	bool on_unsupported_set;	/* given on the command line */

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Argument checks compare the full 64 bits where a value is allowed, and a
+ * masked value where one is denied, so that junk in the upper half of a
+ * register can neither slip a denied value through nor turn an allowed one
+ * into something else (the TIOCSTI bypass of CVE-2019-10063 is the classic).
+ * Why each call is denied, and what that costs, is in the README.
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landrun/seccomp.h"
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+
+#define LO32 0xffffffffULL
+/* Socket families and netlink protocols are small numbers: the kernel
+ * answers EAFNOSUPPORT/EPROTONOSUPPORT past these, so denying every value
+ * below them that is not allowed denies them all. */
+#define FAMILY_LIMIT 64
+#define NETLINK_LIMIT 32
+#define SOCK_TYPE_MASK 0xfULL
+
+struct filter {
+	scmp_filter_ctx ctx;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static void add(struct filter *f, uint32_t action, int nr, unsigned n,
+		const struct scmp_arg_cmp *cmp)
+{
+	int r;
+
+	if (f->rc < 0)
+		return;
+	if (nr == __NR_SCMP_ERROR)
+		return; /* not a call on this architecture */
+	r = seccomp_rule_add_array(f->ctx, action, nr, n, cmp);
+	if (r < 0) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		snprintf(f->err, f->errlen, "seccomp: cannot add the rule for %s: %s",
+			 name ? name : "?", strerror(-r));
+		free(name);
+		f->rc = r;
+	}
+}
+
+static void deny(struct filter *f, int err, const char *name)
+{
+	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), 0, NULL);
+}
+
+static void deny_if(struct filter *f, int err, const char *name, unsigned n,
+		    const struct scmp_arg_cmp *cmp)
+{
+	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), n, cmp);
+}
+
+/* Deny NAME when argument ARG, masked to 32 bits, is any value below LIMIT
+ * but those in ALLOWED (terminated by -1), with EXTRA comparisons on other
+ * arguments. */
+static void deny_values_except(struct filter *f, int err, const char *name, unsigned arg,
+			       uint64_t mask, int limit, const int *allowed,
+			       const struct scmp_arg_cmp *extra)
+{
+	for (int v = 0; v < limit; v++) {
+		struct scmp_arg_cmp cmp[2] = {
+			{ .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = (uint64_t)v },
+		};
+		bool ok = false;
+
+		for (const int *a = allowed; *a >= 0; a++)
+			ok |= *a == v;
+		if (ok)
+			continue;
+		if (extra)
+			cmp[1] = *extra;
+		deny_if(f, err, name, extra ? 2 : 1, cmp);
+	}
+}
+
+/* IP protocols that ride on an allowed socket type but that Landlock's TCP and
+ * UDP rules do not see. */
+static const uint64_t ip_protocols[] = {
+	IPPROTO_MPTCP, IPPROTO_SCTP, IPPROTO_UDPLITE, IPPROTO_ICMP, IPPROTO_ICMPV6,
+	115 /* IPPROTO_L2TP */, 256 /* IPPROTO_SMC */,
+};
+
+static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
+{
+	static const int unix_only[] = { AF_UNIX, -1 };
+	int families[5] = { AF_NETLINK }, n = 1;
+	struct scmp_arg_cmp cmp[2];
+
+	if (net->unix_socket)
+		families[n++] = AF_UNIX;
+	if (net->tcp || net->udp) {
+		families[n++] = AF_INET;
+		families[n++] = AF_INET6;
+	}
+	families[n] = -1;
+	/* families that answer EAFNOSUPPORT, so that libraries probing for
+	 * IPv6 or the like degrade gracefully */
+	deny_values_except(f, EAFNOSUPPORT, "socket", 0, LO32, FAMILY_LIMIT, families, NULL);
+
+	/* netlink: only NETLINK_ROUTE (node lists interfaces with it) */
+	{
+		static const int route[] = { NETLINK_ROUTE, -1 };
+		struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_MASKED_EQ, LO32, AF_NETLINK);
+
+		deny_values_except(f, EPROTONOSUPPORT, "socket", 2, LO32, NETLINK_LIMIT, route, &fam);
+	}
+
+	/* IP: TCP streams and/or UDP datagrams as planned, never raw */
+	for (int i = 0; i < 2 && (net->tcp || net->udp); i++) {
+		int fam = i ? AF_INET6 : AF_INET;
+		int types[3] = { -1, -1, -1 }, t = 0;
+		struct scmp_arg_cmp fc = SCMP_A0(SCMP_CMP_MASKED_EQ, LO32, (uint64_t)fam);
+
+		if (net->tcp)
+			types[t++] = SOCK_STREAM;
+		if (net->udp)
+			types[t++] = SOCK_DGRAM;
+		deny_values_except(f, EPROTONOSUPPORT, "socket", 1, SOCK_TYPE_MASK, 16, types, &fc);
+		cmp[0] = fc;
+		for (size_t p = 0; p < sizeof(ip_protocols) / sizeof(*ip_protocols); p++) {
+			cmp[1] = (struct scmp_arg_cmp)SCMP_A2(SCMP_CMP_MASKED_EQ, LO32, ip_protocols[p]);
+			deny_if(f, EPROTONOSUPPORT, "socket", 2, cmp);
+		}
+	}
+
+	/* socketpair: AF_UNIX only; without Landlock's UNIX right, no datagram
+	 * pairs, which sendto could re-aim at any socket path */
+	deny_values_except(f, EAFNOSUPPORT, "socketpair", 0, LO32, FAMILY_LIMIT, unix_only, NULL);
+	if (!net->unix_socket) {
+		cmp[0] = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM);
+		deny_if(f, EPROTONOSUPPORT, "socketpair", 1, cmp);
+	}
+
+	if (!net->listen)
+		deny(f, EPERM, "listen");
+}
+
+static void deny_kernel_surface(struct filter *f)
+{
+	static const char *const eperm[] = {
+		/* debugging other processes, reading their memory */
+		"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+		/* namespaces */
+		"unshare", "setns",
+		/* the mount family */
+		"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+		"fsconfig", "fsmount", "fspick", "mount_setattr",
+		/* keyrings */
+		"keyctl", "add_key", "request_key",
+		/* kernel attack surface */
+		"bpf", "perf_event_open", "userfaultfd", "fanotify_init", "open_by_handle_at",
+		/* the machine itself */
+		"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+		"reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime",
+		"adjtimex", "iopl", "ioperm", "acct", "quotactl", "lookup_dcookie", "vhangup",
+	};
+	static const char *const enosys[] = {
+		/* io_uring: a second syscall interface that seccomp cannot see into */
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		/* clone3's flags live in memory seccomp cannot read: ENOSYS makes
+		 * libc fall back to clone, whose flags are checked below */
+		"clone3",
+	};
+	static const uint64_t ns_flags[] = {
+		CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+		CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+	};
+	static const unsigned long tty_cmds[] = { TIOCSTI, TIOCLINUX };
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(eperm) / sizeof(*eperm); i++)
+		deny(f, EPERM, eperm[i]);
+	for (size_t i = 0; i < sizeof(enosys) / sizeof(*enosys); i++)
+		deny(f, ENOSYS, enosys[i]);
+	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(*ns_flags); i++) {
+		cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
+		deny_if(f, EPERM, "clone", 1, &cmp);
+	}
+	for (size_t i = 0; i < sizeof(tty_cmds) / sizeof(*tty_cmds); i++) {
+		cmp = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, LO32, tty_cmds[i]);
+		deny_if(f, EPERM, "ioctl", 1, &cmp);
+	}
+
+	/*
+	 * personality: only PER_LINUX (0) and the query 0xffffffff.  libseccomp
+	 * takes one comparison per argument, so "neither 0 nor 0xffffffff" is
+	 * spelled as: junk in the upper half; or, in the lower half, the lowest
+	 * clear bit j >= 1 (bits below it set: not 0, not all ones); or bit 0
+	 * clear and the lowest set bit k >= 1 (not 0, not all ones).
+	 */
+	cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_GT, LO32);
+	deny_if(f, EPERM, "personality", 1, &cmp);
+	for (unsigned b = 1; b < 32; b++) {
+		uint64_t upto = (1ULL << (b + 1)) - 1;
+
+		cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, upto | ~LO32, upto >> 1);
+		deny_if(f, EPERM, "personality", 1, &cmp);
+		cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, upto | ~LO32, 1ULL << b);
+		deny_if(f, EPERM, "personality", 1, &cmp);
+	}
+}
+
+static void deny_subprocess(struct filter *f)
+{
+	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
+
+	deny(f, EPERM, "fork");
+	deny(f, EPERM, "vfork");
+	deny_if(f, EPERM, "clone", 1, &cmp);
+}
+
+scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
+{
+	struct filter f = { .err = err, .errlen = errlen };
+	int r;
+
+	f.ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!f.ctx) {
+		snprintf(err, errlen, "seccomp: cannot create a filter");
+		return NULL;
+	}
+	/* native ABI only: anything else (int 0x80, x32) kills the process */
+	r = seccomp_attr_set(f.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* a binary tree of syscall numbers: hot calls pass in a few instructions */
+	if (r == 0)
+		r = seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0) {
+		snprintf(err, errlen, "seccomp: cannot set filter attributes: %s", strerror(-r));
+		seccomp_release(f.ctx);
+		return NULL;
+	}
+
+	deny_kernel_surface(&f);
+	if (plan->net.restricted)
+		deny_sockets(&f, &plan->net);
+	if (plan->deny_subprocess)
+		deny_subprocess(&f);
+	if (f.rc < 0) {
+		seccomp_release(f.ctx);
+		return NULL;
+	}
+	return f.ctx;
+}
+
+int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen)
+{
+	int r = seccomp_load(ctx);
+
+	if (r < 0)
+		snprintf(err, errlen, "seccomp: cannot load the filter: %s", strerror(-r));
+	return r;
+}
+
+int lr_seccomp_witness_check(void)
+{
+	/* unshare(0) changes nothing, and the filter denies every unshare */
+	if (syscall(SYS_unshare, 0) == 0)
+		return -EPERM;
+	return errno == EPERM ? 0 : -errno;
+}
