@@ -15,6 +15,7 @@
 /* What execvp(3) uses when PATH is unset. */
 #define DEFAULT_PATH "/usr/local/bin:/bin:/usr/bin"
 
+/* 0: runnable; 1: exists but cannot run; -errno: cannot be looked at. */
 static int candidate(const char *path)
 {
 	struct stat st;
@@ -22,7 +23,7 @@ static int candidate(const char *path)
 	if (stat(path, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
-		return -EACCES;
+		return 1;
 	return 0;
 }
 
@@ -37,8 +38,8 @@ int lr_exec_resolve(const char *cmd, const char *search_path, char **out)
 	if (strchr(cmd, '/')) {
 		int r = candidate(cmd);
 
-		if (r < 0)
-			return r == -EACCES ? -EACCES : -ENOENT;
+		if (r != 0)
+			return r == 1 || r == -EACCES ? -EACCES : -ENOENT;
 		*out = strdup(cmd);
 		return *out ? 0 : -ENOMEM;
 	}
@@ -60,7 +61,9 @@ int lr_exec_resolve(const char *cmd, const char *search_path, char **out)
 			return 0;
 		}
 		free(path);
-		if (r == -EACCES)
+		/* only a file that exists but cannot run counts: an entry we
+		 * cannot search is just not where the command is (as in bash) */
+		if (r == 1)
 			result = -EACCES;
 		if (!*end)
 			return result;

@@ -31,6 +31,23 @@ const char *lr_explain_fs_rights(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+static void print_ports(FILE *out, const struct lr_port_range *r, size_t n, bool json)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", out);
+		if (json)
+			fputc('"', out);
+		if (r[i].first == r[i].last)
+			fprintf(out, "%u", r[i].first);
+		else
+			fprintf(out, "%u-%u", r[i].first, r[i].last);
+		if (json)
+			fputc('"', out);
+	}
+	if (!n && !json)
+		fputs("none", out);
+}
+
 static const char *mode_name(enum lr_on_unsupported m)
 {
 	switch (m) {
@@ -67,7 +84,9 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 
 	if (uname(&u) < 0)
 		strcpy(u.release, "?");
-	fprintf(out, "kernel %s, Landlock %s\n", u.release, landlock_state(plan, buf, sizeof(buf)));
+	fprintf(out, "kernel %s, Landlock %s, errata 0x%x, seccomp %s\n", u.release,
+		landlock_state(plan, buf, sizeof(buf)), plan->landlock_errata,
+		plan->seccomp ? "filters" : "unavailable");
 	fprintf(out, "on-unsupported: %s\n\nprotections:\n", mode_name(in->policy->on_unsupported));
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
@@ -92,6 +111,12 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 			r->rights ? lr_explain_fs_rights(r->rights, buf, sizeof(buf))
 				  : "nothing (no Landlock)");
 	}
+	fprintf(out, "\nnetwork: %s; TCP connect: ",
+		in->policy->unrestricted_net ? "unrestricted" : "restricted");
+	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, false);
+	fprintf(out, "; TCP bind: ");
+	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, false);
+	fprintf(out, "\n");
 	fprintf(out, "\nenvironment (%zu variables, values not shown):", in->env->n);
 	for (size_t i = 0; i < in->env->n; i++)
 		fprintf(out, " %.*s", (int)strcspn(in->env->v[i], "="), in->env->v[i]);
@@ -140,7 +165,8 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		     "\"landlock_errno\":",
 		plan->abi_kernel, plan->abi, LR_LANDLOCK_ABI_KNOWN);
 	json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
-	fprintf(out, ",\"landlock_errata\":%u},\"on_unsupported\":", 0U);
+	fprintf(out, ",\"landlock_errata\":%u,\"seccomp\":%s},\"on_unsupported\":",
+		plan->landlock_errata, plan->seccomp ? "true" : "false");
 	json_str(out, mode_name(in->policy->on_unsupported));
 	fprintf(out, ",\"protections\":[");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
@@ -174,7 +200,12 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		json_str(out, lr_explain_fs_rights(r->rights, buf, sizeof(buf)));
 		fputc('}', out);
 	}
-	fprintf(out, "],\"environment\":[");
+	fprintf(out, "],\"network\":{\"unrestricted\":%s,\"connect_tcp\":[",
+		in->policy->unrestricted_net ? "true" : "false");
+	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
+	fprintf(out, "],\"bind_tcp\":[");
+	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
+	fprintf(out, "]},\"environment\":[");
 	for (size_t i = 0; i < in->env->n; i++) {
 		fputs(i ? "," : "", out);
 		json_string(out, in->env->v[i], strcspn(in->env->v[i], "="));

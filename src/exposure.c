@@ -99,8 +99,8 @@ int lr_exposure_check(const struct lr_policy *policy, const struct lr_fs_rules *
 		const struct lr_fs_rule *rule = &rules->v[i];
 		_cleanup_free_ char *base = NULL;
 
-		if (!rule->rights)
-			continue;
+		/* what was asked for counts, not what this kernel can enforce:
+		 * the same command line must not pass on one kernel only */
 		if (env_file && beneath(env_file, rule->realpath) && !accepted(&allowed, env_file)) {
 			r = refuse(err, errlen, rule, policy->env_file, "exposes the --env-file");
 			break;

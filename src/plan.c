@@ -179,6 +179,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	plan->abi_kernel = features->landlock_abi;
 	plan->abi = lr_landlock_abi_used(features->landlock_abi);
 	plan->landlock_errno = features->landlock_errno;
+	plan->landlock_errata = features->landlock_errata;
 	fs_known = lr_landlock_fs_rights(plan->abi);
 
 	for (int p = LR_PROT_FS_READ; p <= LR_PROT_FS_IOCTL_DEV; p++) {

@@ -59,6 +59,7 @@ struct lr_plan {
 	int abi_kernel;		/* what the kernel reported (0: none) */
 	int abi;		/* what landrun uses: min(kernel, known) */
 	int landlock_errno;
+	uint32_t landlock_errata;
 	struct lr_plan_row rows[LR_PROT_COUNT];
 
 	/* What the Landlock backend is to do (all zero: no ruleset). */
