@@ -213,6 +213,19 @@ int lr_cli_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode)
 	return 0;
 }
 
+int lr_cli_parse_log_level(const char *s, enum lr_log_level *level)
+{
+	if (strcmp(s, "error") == 0)
+		*level = LR_LOG_ERROR;
+	else if (strcmp(s, "info") == 0)
+		*level = LR_LOG_INFO;
+	else if (strcmp(s, "debug") == 0)
+		*level = LR_LOG_DEBUG;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_env(struct lr_policy *p, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -397,14 +410,9 @@ enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 				return fail(err, "--explain: '%s' is not one of text, json", optarg);
 			break;
 		case OPT_LOG_LEVEL:
-			if (strcmp(optarg, "error") == 0)
-				p->log_level = LR_LOG_ERROR;
-			else if (strcmp(optarg, "info") == 0)
-				p->log_level = LR_LOG_INFO;
-			else if (strcmp(optarg, "debug") == 0)
-				p->log_level = LR_LOG_DEBUG;
-			else
+			if (lr_cli_parse_log_level(optarg, &p->log_level) < 0)
 				return fail(err, "--log-level: '%s' is not one of error, info, debug", optarg);
+			p->log_level_set = true;
 			break;
 		case 'h':
 		case OPT_HELP:

@@ -5,6 +5,7 @@
  * step is a call into a module.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -50,9 +51,8 @@ static void parse_args(int argc, char **argv, struct lr_policy *policy)
 	    lr_cli_parse_on_unsupported(env, &policy->on_unsupported) < 0)
 		lr_die("LANDRUN_ON_UNSUPPORTED: '%s' is not one of error, warn, ignore", env);
 	env = getenv("LANDRUN_LOG_LEVEL");
-	if (env && policy->log_level == LR_LOG_ERROR)
-		policy->log_level = strcmp(env, "debug") == 0 ? LR_LOG_DEBUG
-				    : strcmp(env, "info") == 0 ? LR_LOG_INFO : LR_LOG_ERROR;
+	if (!policy->log_level_set && env && lr_cli_parse_log_level(env, &policy->log_level) < 0)
+		lr_die("LANDRUN_LOG_LEVEL: '%s' is not one of error, info, debug", env);
 	lr_log_set_level(policy->log_level);
 }
 
@@ -242,6 +242,21 @@ static noreturn void run(const struct lr_policy *policy, const char *command, ch
 	lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s", command, strerror(e));
 }
 
+/* With 0, 1 or 2 closed, the next open would take its place and survive
+ * into the sandbox as the command's stdin, stdout or stderr. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		int null;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		null = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (null != fd)
+			exit(LR_EXIT_FAILURE); /* cannot even report it */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct lr_policy policy;
@@ -253,6 +268,7 @@ int main(int argc, char **argv)
 	char err[512];
 	char *command;
 
+	ensure_std_fds();
 	lr_policy_init(&policy);
 	parse_args(argc, argv, &policy);
 
@@ -283,6 +299,9 @@ int main(int argc, char **argv)
 	}
 
 	decide(&policy, &plan, "");
+	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
+		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
+		command);
 	confine(&policy, &plan, &rules);
 	run(&policy, command, child_env.v);
 }

@@ -31,4 +31,7 @@ int lr_cli_parse_ports(const char *s, struct lr_port_range **ranges, size_t *n);
 /* "error", "warn", "ignore" -> mode; -EINVAL for anything else. */
 int lr_cli_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode);
 
+/* "error", "info", "debug" -> level; -EINVAL for anything else. */
+int lr_cli_parse_log_level(const char *s, enum lr_log_level *level);
+
 #endif /* LANDRUN_CLI_H */

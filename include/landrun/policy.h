@@ -83,6 +83,7 @@ struct lr_policy {
 	enum lr_on_unsupported on_unsupported;
 	bool on_unsupported_set;	/* given on the command line */
 	enum lr_log_level log_level;
+	bool log_level_set;	/* given on the command line */
 	enum lr_explain explain;
 
 	bool unrestricted_fs;
