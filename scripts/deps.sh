@@ -4,7 +4,7 @@
 set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
-	     libcriterion-dev util-linux)
+	     libcriterion-dev libinih-dev util-linux)
 
 lr_install_deps() {
 	local missing=()

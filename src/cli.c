@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "landrun/cli.h"
+#include "landrun/config.h"
 #include "landrun/util.h"
 
 const char lr_cli_usage[] =
@@ -49,6 +50,10 @@ const char lr_cli_usage[] =
 	"  --best-effort              same as --on-unsupported=warn\n"
 	"  --explain[=json]           print what will be enforced on this kernel; run nothing\n"
 	"\n"
+	"Policy files:\n"
+	"  --config FILE              read settings from FILE (keys are these long options)\n"
+	"  --profile NAME             load a shipped or user profile (see the README)\n"
+	"\n"
 	"Other:\n"
 	"  --log-level LEVEL          error (default), info or debug\n"
 	"  --help                     show this help\n"
@@ -66,6 +71,7 @@ enum {
 	OPT_ALLOW_DOTENV,
 	OPT_BEST_EFFORT,
 	OPT_BIND_TCP,
+	OPT_CONFIG,
 	OPT_CONNECT_TCP,
 	OPT_DENY_SUBPROCESS,
 	OPT_ENV,
@@ -78,6 +84,7 @@ enum {
 	OPT_LDD,
 	OPT_LOG_LEVEL,
 	OPT_ON_UNSUPPORTED,
+	OPT_PROFILE,
 	OPT_RO,
 	OPT_ROX,
 	OPT_RW,
@@ -94,6 +101,7 @@ static const struct option options[] = {
 	{ "allow-dotenv", required_argument, NULL, OPT_ALLOW_DOTENV },
 	{ "best-effort", no_argument, NULL, OPT_BEST_EFFORT },
 	{ "bind-tcp", required_argument, NULL, OPT_BIND_TCP },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "connect-tcp", required_argument, NULL, OPT_CONNECT_TCP },
 	{ "deny-subprocess", no_argument, NULL, OPT_DENY_SUBPROCESS },
 	{ "env", required_argument, NULL, OPT_ENV },
@@ -106,6 +114,7 @@ static const struct option options[] = {
 	{ "ldd", no_argument, NULL, OPT_LDD },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "on-unsupported", required_argument, NULL, OPT_ON_UNSUPPORTED },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rox", required_argument, NULL, OPT_ROX },
 	{ "rw", required_argument, NULL, OPT_RW },
@@ -141,20 +150,24 @@ static const char *option_name(int opt)
 
 static int add_grants(struct lr_policy *p, const char *list, unsigned access, const char *flag)
 {
-	_cleanup_free_ char *copy = strdup(list);
-	char *save = NULL;
-	int n = 0;
+	const char *item = list;
 
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int r = lr_policy_add_grant(p, tok, access, flag);
+	for (;;) {
+		const char *end = strchrnul(item, ',');
+		_cleanup_free_ char *path = strndup(item, (size_t)(end - item));
+		int r;
 
+		if (!path)
+			return -ENOMEM;
+		if (!*path)
+			return -EINVAL; /* "a,,b" or a trailing comma: a typo, not a grant */
+		r = lr_policy_add_grant(p, path, access, flag);
 		if (r < 0)
 			return r;
-		n++;
+		if (!*end)
+			return 0;
+		item = end + 1;
 	}
-	return n ? 0 : -EINVAL;
 }
 
 static int parse_port(const char *s, const char *end, uint16_t *port)
@@ -273,11 +286,8 @@ static int add_string(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static enum lr_cli_result check_conflicts(const struct lr_policy *p, bool best_effort,
-					  struct lr_cli_error *err)
+static enum lr_cli_result check_conflicts(const struct lr_policy *p, struct lr_cli_error *err)
 {
-	if (best_effort && p->on_unsupported_set && p->on_unsupported != LR_UNSUPPORTED_WARN)
-		return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
 	if (p->unrestricted_net && (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths))
 		return fail(err, "--%s conflicts with --unrestricted-network",
 			    p->n_connect_tcp ? "connect-tcp" : p->n_bind_tcp ? "bind-tcp" : "unix");
@@ -295,144 +305,244 @@ static enum lr_cli_result check_conflicts(const struct lr_policy *p, bool best_e
 	return LR_CLI_RUN;
 }
 
+/* One option with its value (NULL for a flag), from argv or a policy file. */
+static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
+				struct lr_cli_source *src, struct lr_cli_error *err)
+{
+	const char *name = option_name(opt);
+	int r = 0;
+
+	switch (opt) {
+	case OPT_RO:
+		r = add_grants(p, arg, LR_ACCESS_RO, "--ro");
+		break;
+	case OPT_ROX:
+		r = add_grants(p, arg, LR_ACCESS_RO | LR_ACCESS_X, "--rox");
+		break;
+	case OPT_RW:
+		r = add_grants(p, arg, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
+		break;
+	case OPT_RWX:
+		r = add_grants(p, arg, LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, "--rwx");
+		break;
+	case OPT_ADD_EXEC:
+		p->add_exec = true;
+		break;
+	case OPT_LDD:
+		p->ldd = true;
+		break;
+	case OPT_IGNORE_MISSING:
+		p->ignore_missing = true;
+		break;
+	case OPT_ALLOW_DOTENV:
+		r = *arg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, arg) : -EINVAL;
+		break;
+	case OPT_UNRESTRICTED_FS:
+		p->unrestricted_fs = true;
+		break;
+	case OPT_CONNECT_TCP:
+		r = lr_cli_parse_ports(arg, &p->connect_tcp, &p->n_connect_tcp);
+		break;
+	case OPT_BIND_TCP:
+		r = lr_cli_parse_ports(arg, &p->bind_tcp, &p->n_bind_tcp);
+		break;
+	case OPT_UNIX:
+		r = *arg ? lr_policy_add_grant(p, arg, LR_ACCESS_UNIX, "--unix") : -EINVAL;
+		if (r == 0)
+			p->n_unix_paths++;
+		break;
+	case OPT_UNRESTRICTED_NET:
+		p->unrestricted_net = true;
+		break;
+	case OPT_UNRESTRICTED_SCOPED:
+		p->unrestricted_scoped = true;
+		break;
+	case OPT_DENY_SUBPROCESS:
+		p->deny_subprocess = true;
+		break;
+	case OPT_ENV:
+		r = parse_env(p, arg);
+		if (r == -EINVAL)
+			return fail(err, "--env: '%.*s' is not a valid variable name",
+				    (int)strcspn(arg, "="), arg);
+		break;
+	case OPT_ENV_PREFIX:
+		if (!lr_env_name_valid(arg, strlen(arg)))
+			return fail(err, "--env-prefix: '%s' is not a valid variable name prefix", arg);
+		r = lr_policy_add_env(p, LR_ENV_PREFIX, arg, NULL);
+		break;
+	case OPT_ENV_FILE:
+		if (p->env_file)
+			return fail(err, "--env-file given twice");
+		if (!*arg)
+			return fail(err, "--env-file: empty path");
+		p->env_file = strdup(arg);
+		r = p->env_file ? 0 : -ENOMEM;
+		break;
+	case OPT_KEEP_FD: {
+		int fd, *slot;
+
+		if (parse_fd(arg, &fd) < 0)
+			return fail(err, "--keep-fd: '%s' is not a file descriptor number", arg);
+		slot = lr_array_push(&p->keep_fds, &p->n_keep_fds, sizeof(*slot));
+		if (!slot)
+			r = -ENOMEM;
+		else
+			*slot = fd;
+		break;
+	}
+	case OPT_ON_UNSUPPORTED: {
+		enum lr_on_unsupported mode;
+
+		if (lr_cli_parse_on_unsupported(arg, &mode) < 0)
+			return fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore", arg);
+		if (src->best_effort && mode != LR_UNSUPPORTED_WARN)
+			return fail(err, "--on-unsupported=%s conflicts with --best-effort", arg);
+		p->on_unsupported = mode;
+		p->on_unsupported_set = src->mode_given = true;
+		break;
+	}
+	case OPT_BEST_EFFORT:
+		if (src->mode_given && p->on_unsupported != LR_UNSUPPORTED_WARN)
+			return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
+		p->on_unsupported = LR_UNSUPPORTED_WARN;
+		p->on_unsupported_set = src->mode_given = src->best_effort = true;
+		break;
+	case OPT_EXPLAIN:
+		if (!arg || strcmp(arg, "text") == 0)
+			p->explain = LR_EXPLAIN_TEXT;
+		else if (strcmp(arg, "json") == 0)
+			p->explain = LR_EXPLAIN_JSON;
+		else
+			return fail(err, "--explain: '%s' is not one of text, json", arg);
+		break;
+	case OPT_LOG_LEVEL:
+		if (lr_cli_parse_log_level(arg, &p->log_level) < 0)
+			return fail(err, "--log-level: '%s' is not one of error, info, debug", arg);
+		p->log_level_set = true;
+		break;
+	case OPT_CONFIG:
+		r = lr_config_load_file(arg, p, src->depth + 1, err);
+		if (r == LR_CONFIG_ERR_OPEN) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return fail(err, "--config %s", msg);
+		}
+		return r < 0 ? LR_CLI_ERROR : LR_CLI_RUN;
+	case OPT_PROFILE:
+		r = lr_config_load_profile(arg, NULL, p, src->depth + 1, err);
+		if (r == LR_CONFIG_ERR_OPEN) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return fail(err, "--profile: %s", msg);
+		}
+		return r < 0 ? LR_CLI_ERROR : LR_CLI_RUN;
+	case OPT_HELP:
+		return LR_CLI_HELP;
+	case OPT_VERSION:
+		return LR_CLI_VERSION;
+	default:
+		return fail(err, "--%s: not handled", name);
+	}
+	if (r == -ENOMEM)
+		return fail(err, "out of memory");
+	if (r < 0)
+		return fail(err, "--%s: '%s' is not a valid value", name, arg ? arg : "");
+	return LR_CLI_RUN;
+}
+
+enum lr_cli_result lr_cli_apply_named(struct lr_policy *p, const char *name, const char *value,
+				      struct lr_cli_source *src, struct lr_cli_error *err)
+{
+	for (const struct option *o = options; o->name; o++) {
+		if (strcmp(o->name, name) != 0)
+			continue;
+		if (o->val == OPT_HELP || o->val == OPT_VERSION || o->val == OPT_EXPLAIN)
+			return fail(err, "'%s' is not a policy setting", name);
+		if (o->has_arg != no_argument)
+			return apply(p, o->val, value, src, err);
+		/* a flag: true or false */
+		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1"))
+			return apply(p, o->val, NULL, src, err);
+		if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
+			return LR_CLI_RUN;
+		return fail(err, "%s: '%s' is not one of true, false", name, value);
+	}
+	return fail(err, "unknown setting '%s'", name);
+}
+
+/*
+ * getopt_long takes any unambiguous prefix of a long option.  A security
+ * tool should not guess what "--ign" meant: every long option must be
+ * spelled out.  Walks argv the way getopt will, up to the first non-option.
+ */
+static enum lr_cli_result check_spelling(int argc, char **argv, struct lr_cli_error *err)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct option *o;
+		size_t len;
+
+		if (strcmp(a, "--") == 0 || a[0] != '-' || a[1] == '\0')
+			return LR_CLI_RUN;
+		if (a[1] != '-')
+			continue; /* short options: getopt reports them itself */
+		len = strcspn(a + 2, "=");
+		for (o = options; o->name; o++)
+			if (strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0)
+				break;
+		if (!o->name)
+			return fail(err, "%.*s: unknown option (see --help)", (int)len + 2, a);
+		if (o->has_arg == required_argument && !a[2 + len])
+			i++; /* its value is the next word */
+	}
+	return LR_CLI_RUN;
+}
+
 enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 				struct lr_cli_error *err)
 {
-	bool best_effort = false;
-	int opt, r;
+	struct lr_cli_source src = { 0 };
+	enum lr_cli_result r;
+	int opt;
 
 	err->msg[0] = '\0';
+	r = check_spelling(argc, argv, err);
+	if (r != LR_CLI_RUN)
+		return r;
 	opterr = 0;
-	optind = 0; /* full reset: the parser may run more than once (tests) */
-	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
-		const char *name = option_name(opt);
+	/*
+	 * Two passes: policy files first, so that the command line adds to
+	 * them and its settings win.  optind = 0 resets getopt fully.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		optind = 0;
+		while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+			bool file = opt == OPT_CONFIG || opt == OPT_PROFILE;
 
-		r = 0;
-		switch (opt) {
-		case OPT_RO:
-			r = add_grants(p, optarg, LR_ACCESS_RO, "--ro");
-			break;
-		case OPT_ROX:
-			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_X, "--rox");
-			break;
-		case OPT_RW:
-			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
-			break;
-		case OPT_RWX:
-			r = add_grants(p, optarg, LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, "--rwx");
-			break;
-		case OPT_ADD_EXEC:
-			p->add_exec = true;
-			break;
-		case OPT_LDD:
-			p->ldd = true;
-			break;
-		case OPT_IGNORE_MISSING:
-			p->ignore_missing = true;
-			break;
-		case OPT_ALLOW_DOTENV:
-			r = *optarg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, optarg) : -EINVAL;
-			break;
-		case OPT_UNRESTRICTED_FS:
-			p->unrestricted_fs = true;
-			break;
-		case OPT_CONNECT_TCP:
-			r = lr_cli_parse_ports(optarg, &p->connect_tcp, &p->n_connect_tcp);
-			break;
-		case OPT_BIND_TCP:
-			r = lr_cli_parse_ports(optarg, &p->bind_tcp, &p->n_bind_tcp);
-			break;
-		case OPT_UNIX:
-			r = *optarg ? lr_policy_add_grant(p, optarg, LR_ACCESS_UNIX, "--unix") : -EINVAL;
-			if (r == 0)
-				p->n_unix_paths++;
-			break;
-		case OPT_UNRESTRICTED_NET:
-			p->unrestricted_net = true;
-			break;
-		case OPT_UNRESTRICTED_SCOPED:
-			p->unrestricted_scoped = true;
-			break;
-		case OPT_DENY_SUBPROCESS:
-			p->deny_subprocess = true;
-			break;
-		case OPT_ENV:
-			r = parse_env(p, optarg);
-			if (r == -EINVAL)
-				return fail(err, "--env: '%.*s' is not a valid variable name",
-					    (int)strcspn(optarg, "="), optarg);
-			break;
-		case OPT_ENV_PREFIX:
-			if (!lr_env_name_valid(optarg, strlen(optarg)))
-				return fail(err, "--env-prefix: '%s' is not a valid variable name prefix",
-					    optarg);
-			r = lr_policy_add_env(p, LR_ENV_PREFIX, optarg, NULL);
-			break;
-		case OPT_ENV_FILE:
-			if (p->env_file)
-				return fail(err, "--env-file given twice");
-			p->env_file = *optarg ? strdup(optarg) : NULL;
-			r = p->env_file ? 0 : (*optarg ? -ENOMEM : -EINVAL);
-			break;
-		case OPT_KEEP_FD: {
-			int fd, *slot;
-
-			if (parse_fd(optarg, &fd) < 0)
-				return fail(err, "--keep-fd: '%s' is not a file descriptor number", optarg);
-			slot = lr_array_push(&p->keep_fds, &p->n_keep_fds, sizeof(*slot));
-			if (!slot)
-				r = -ENOMEM;
-			else
-				*slot = fd;
-			break;
+			if (opt == ':')
+				return fail(err, "%s: missing value (see --help)", argv[optind - 1]);
+			if (opt == '?') {
+				if (optopt >= 0x100)
+					return fail(err, "--%s: takes no value (see --help)",
+						    option_name(optopt));
+				if (optopt)
+					return fail(err, "-%c: unknown option (see --help)", optopt);
+				return fail(err, "%s: unknown option (see --help)", argv[optind - 1]);
+			}
+			if (opt == 'h')
+				opt = OPT_HELP;
+			if (pass == 0 ? !file && opt != OPT_HELP && opt != OPT_VERSION : file)
+				continue;
+			r = apply(p, opt, optarg, &src, err);
+			if (r != LR_CLI_RUN)
+				return r;
 		}
-		case OPT_ON_UNSUPPORTED:
-			if (lr_cli_parse_on_unsupported(optarg, &p->on_unsupported) < 0)
-				return fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore",
-					    optarg);
-			if (best_effort && p->on_unsupported != LR_UNSUPPORTED_WARN)
-				return fail(err, "--on-unsupported=%s conflicts with --best-effort", optarg);
-			p->on_unsupported_set = true;
-			break;
-		case OPT_BEST_EFFORT:
-			best_effort = true;
-			if (p->on_unsupported_set && p->on_unsupported != LR_UNSUPPORTED_WARN)
-				return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
-			p->on_unsupported = LR_UNSUPPORTED_WARN;
-			p->on_unsupported_set = true;
-			break;
-		case OPT_EXPLAIN:
-			if (!optarg || strcmp(optarg, "text") == 0)
-				p->explain = LR_EXPLAIN_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				p->explain = LR_EXPLAIN_JSON;
-			else
-				return fail(err, "--explain: '%s' is not one of text, json", optarg);
-			break;
-		case OPT_LOG_LEVEL:
-			if (lr_cli_parse_log_level(optarg, &p->log_level) < 0)
-				return fail(err, "--log-level: '%s' is not one of error, info, debug", optarg);
-			p->log_level_set = true;
-			break;
-		case 'h':
-		case OPT_HELP:
-			return LR_CLI_HELP;
-		case OPT_VERSION:
-			return LR_CLI_VERSION;
-		case ':':
-			return fail(err, "%s: missing value (see --help)", argv[optind - 1]);
-		case '?':
-		default:
-			if (optopt)
-				return fail(err, "--%s: %s (see --help)", option_name(optopt),
-					    optopt >= 0x100 ? "takes no value" : "unknown option");
-			return fail(err, "%s: unknown option (see --help)", argv[optind - 1]);
-		}
-		if (r == -ENOMEM)
-			return fail(err, "out of memory");
-		if (r < 0)
-			return fail(err, "--%s: '%s' is not a valid value", name, optarg ? optarg : "");
+		/* the files' own on-unsupported does not conflict with the command line's */
+		src.mode_given = src.best_effort = false;
 	}
 	p->argv = argv + optind;
-	return check_conflicts(p, best_effort, err);
+	return check_conflicts(p, err);
 }

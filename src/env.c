@@ -35,8 +35,15 @@ int lr_env_build(const struct lr_policy *p, char *const *caller, const struct lr
 
 	for (char *const *e = caller; e && *e && r == 0; e++) {
 		const char *eq = strchr(*e, '=');
+		_cleanup_free_ char *name = NULL;
 
-		if (eq && selected(p, *e, (size_t)(eq - *e)))
+		if (!eq || !selected(p, *e, (size_t)(eq - *e)))
+			continue;
+		/* a name given twice: the first counts, as for getenv(3) */
+		name = strndup(*e, (size_t)(eq - *e));
+		if (!name)
+			r = -ENOMEM;
+		else if (!lr_kvlist_get(&kv, name))
 			r = lr_kvlist_set(&kv, *e, (size_t)(eq - *e), eq + 1, strlen(eq + 1));
 	}
 	for (size_t i = 0; file && i < file->n && r == 0; i++) {

@@ -6,6 +6,8 @@
 #ifndef LANDRUN_CLI_H
 #define LANDRUN_CLI_H
 
+#include <stdbool.h>
+
 #include "landrun/policy.h"
 
 enum lr_cli_result {
@@ -19,7 +21,22 @@ struct lr_cli_error {
 	char msg[512];
 };
 
+/* Where options come from: the command line, or one policy file. */
+struct lr_cli_source {
+	int depth;		/* policy-file nesting, 0 for the command line */
+	bool mode_given;	/* --on-unsupported or --best-effort seen here */
+	bool best_effort;
+};
+
 extern const char lr_cli_usage[];
+
+/*
+ * Apply one setting NAME = VALUE from a policy file: NAME is a long option's
+ * name, VALUE its value (true/false for a flag).  Errors name the setting.
+ */
+enum lr_cli_result lr_cli_apply_named(struct lr_policy *policy, const char *name,
+				      const char *value, struct lr_cli_source *src,
+				      struct lr_cli_error *err);
 
 /* Parse ARGV (ARGC entries) into POLICY, which must be initialised. */
 enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *policy,

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <ini.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "landrun/config.h"
+
+/* ---------------------------------------------------------------- expansion */
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static int buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *grown = realloc(b->s, cap);
+
+		if (!grown)
+			return -ENOMEM;
+		b->s = grown;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+static int expand_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int expand_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/*
+ * Expand from *P up to the end, or up to the '}' that closes a default
+ * when IN_DEFAULT (consumed).  Appends to OUT unless SKIP (an unused default
+ * is still parsed, so that its errors show, but not evaluated).
+ */
+static int expand_part(const char **p, bool in_default, bool skip, struct buf *out, char *err,
+		       size_t errlen)
+{
+	bool item_start = true;
+	int r = 0;
+
+	while (**p && r == 0) {
+		const char *c = *p;
+
+		if (in_default && *c == '}') {
+			(*p)++;
+			return 0;
+		}
+		if (*c == '~' && item_start && (c[1] == '/' || c[1] == ',' || c[1] == '\0' ||
+						 (in_default && c[1] == '}'))) {
+			const char *home = getenv("HOME");
+
+			if (!home || !*home)
+				return expand_error(err, errlen, "~ needs HOME, which is not set");
+			r = skip ? 0 : buf_add(out, home, strlen(home));
+			(*p)++;
+		} else if (c[0] == '$' && c[1] == '{') {
+			const char *name = c + 2, *end = name;
+			_cleanup_free_ char *var = NULL;
+			const char *value;
+
+			while ((*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') ||
+			       *end == '_' || (end > name && *end >= '0' && *end <= '9'))
+				end++;
+			if (end == name)
+				return expand_error(err, errlen, "'${' must be followed by a variable name");
+			var = strndup(name, (size_t)(end - name));
+			if (!var)
+				return -ENOMEM;
+			value = getenv(var);
+			if (end[0] == '}') {
+				if (!value && !skip)
+					return expand_error(err, errlen,
+							    "${%s} is not set (give a default: ${%s:-...})",
+							    var, var);
+				*p = end + 1;
+				r = skip ? 0 : buf_add(out, value, strlen(value));
+			} else if (end[0] == ':' && end[1] == '-') {
+				bool use_default = !value || !*value;
+
+				*p = end + 2;
+				if (!skip && !use_default)
+					r = buf_add(out, value, strlen(value));
+				if (r == 0)
+					r = expand_part(p, true, skip || !use_default, out, err, errlen);
+			} else {
+				return expand_error(err, errlen, "${%s must end with '}' or use ':-'", var);
+			}
+			item_start = false;
+			continue;
+		} else {
+			r = skip ? 0 : buf_add(out, c, 1);
+			(*p)++;
+		}
+		item_start = *c == ',';
+	}
+	if (r == 0 && in_default)
+		return expand_error(err, errlen, "unterminated ${...:-default}");
+	return r;
+}
+
+int lr_config_expand(const char *in, char **out, char *err, size_t errlen)
+{
+	struct buf b = { 0 };
+	const char *p = in;
+	int r;
+
+	r = buf_add(&b, "", 0);
+	if (r == 0)
+		r = expand_part(&p, false, false, &b, err, errlen);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		free(b.s);
+		return r;
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- files */
+
+/* The files being loaded, outermost first: an include of one of them is a cycle. */
+static struct lr_strlist loading;
+
+struct file_state {
+	const char *path;
+	char *dir;			/* for relative paths and includes */
+	struct lr_policy *policy;
+	struct lr_cli_source src;
+	struct lr_cli_error *err;
+	bool nested_error;		/* ERR already names its own FILE:LINE */
+	bool failed;
+};
+
+/* Settings whose values are paths: relative ones are taken from the file's directory. */
+static bool is_path_setting(const char *name)
+{
+	static const char *const names[] = {
+		"ro", "rox", "rw", "rwx", "unix", "env-file", "allow-dotenv", "config",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static int absolutize(const char *dir, const char *list, char **out)
+{
+	struct buf b = { 0 };
+	const char *item = list;
+	int r = buf_add(&b, "", 0);
+
+	while (r == 0) {
+		const char *end = strchrnul(item, ',');
+
+		if (item != list)
+			r = buf_add(&b, ",", 1);
+		if (r == 0 && *item != '/' && end != item) {
+			r = buf_add(&b, dir, strlen(dir));
+			if (r == 0)
+				r = buf_add(&b, "/", 1);
+		}
+		if (r == 0)
+			r = buf_add(&b, item, (size_t)(end - item));
+		if (!*end)
+			break;
+		item = end + 1;
+	}
+	if (r < 0) {
+		free(b.s);
+		return r;
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* An include's result: an error inside the included file names its own
+ * FILE:LINE; one at the include itself (not found, a cycle) gets ours. */
+static int included(struct file_state *st, int r)
+{
+	st->failed = r < 0;
+	st->nested_error = r == LR_CONFIG_ERR_INSIDE;
+	return r == 0;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *raw)
+{
+	struct file_state *st = user;
+	_cleanup_free_ char *value = NULL, *abs = NULL;
+	char why[256];
+	int r;
+
+	if (st->failed)
+		return 0;
+	st->failed = true;
+	if (section && *section) {
+		snprintf(st->err->msg, sizeof(st->err->msg), "sections are not used ([%s])", section);
+		return 0;
+	}
+	if (lr_config_expand(raw, &value, why, sizeof(why)) < 0) {
+		snprintf(st->err->msg, sizeof(st->err->msg), "%s: %s", name, why);
+		return 0;
+	}
+	if (strcmp(name, "include") == 0) {
+		r = lr_config_load_profile(value, st->dir, st->policy, st->src.depth + 1, st->err);
+		return included(st, r);
+	}
+	if (is_path_setting(name)) {
+		if (absolutize(st->dir, value, &abs) < 0) {
+			snprintf(st->err->msg, sizeof(st->err->msg), "out of memory");
+			return 0;
+		}
+	}
+	if (strcmp(name, "config") == 0) {
+		r = lr_config_load_file(abs, st->policy, st->src.depth + 1, st->err);
+		return included(st, r);
+	}
+	if (lr_cli_apply_named(st->policy, name, abs ? abs : value, &st->src, st->err) != LR_CLI_RUN)
+		return 0;
+	st->failed = false;
+	return 1;
+}
+
+static void set_error(struct lr_cli_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_error(struct lr_cli_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
+			struct lr_cli_error *err)
+{
+	struct file_state st = { .path = path, .policy = policy, .err = err };
+	_cleanup_free_ char *real = NULL, *copy = NULL;
+	char msg[sizeof(err->msg)];
+	FILE *f;
+	int line;
+
+	if (depth > LR_CONFIG_MAX_DEPTH) {
+		set_error(err, "%s: policy files nested more than %d deep", path,
+			  LR_CONFIG_MAX_DEPTH);
+		return LR_CONFIG_ERR_OPEN;
+	}
+	f = fopen(path, "re");
+	if (!f || !(real = realpath(path, NULL))) {
+		set_error(err, "%s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return LR_CONFIG_ERR_OPEN;
+	}
+	if (lr_strlist_contains(&loading, real)) {
+		set_error(err, "%s is already being read (an include cycle)", path);
+		fclose(f);
+		return LR_CONFIG_ERR_OPEN;
+	}
+	copy = strdup(real);
+	if (!copy || lr_strlist_add(&loading, real) < 0) {
+		set_error(err, "out of memory");
+		fclose(f);
+		return LR_CONFIG_ERR_OPEN;
+	}
+	st.dir = dirname(copy);
+	st.src.depth = depth;
+
+	/* strict: stop at the first error, no continuation lines, long lines */
+	ini_stop_on_first_error = true;
+	ini_allow_multiline = false;
+	ini_use_stack = false;
+	ini_allow_realloc = true;
+	ini_max_line = 64 * 1024;
+	ini_inline_comment_prefixes = "#;";
+	err->msg[0] = '\0';
+	line = ini_parse_file(f, handler, &st);
+	fclose(f);
+	free(loading.v[--loading.n]);
+	loading.v[loading.n] = NULL;
+
+	if (line == 0)
+		return 0;
+	if (st.nested_error)
+		return LR_CONFIG_ERR_INSIDE;
+	if (line < 0) {
+		set_error(err, "%s: %s", path, line == -2 ? "out of memory" : strerror(errno));
+		return LR_CONFIG_ERR_OPEN;
+	}
+	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "expected 'name = value'");
+	set_error(err, "%s:%d: %s", path, line, msg);
+	return LR_CONFIG_ERR_INSIDE;
+}
+
+/* ---------------------------------------------------------------- profiles */
+
+/* Is this landrun the one in the build tree?  Then the source tree's profiles count. */
+static bool running_from_build_dir(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	return strcmp(dirname(self), LR_BUILD_DIR) == 0;
+}
+
+int lr_config_profile_dirs(struct lr_strlist *dirs)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *s = NULL;
+	int r = 0;
+
+	if (xdg && *xdg == '/')
+		r = asprintf(&s, "%s/landrun/profiles", xdg) < 0 ? -ENOMEM : lr_strlist_take(dirs, s);
+	else if (home && *home == '/')
+		r = asprintf(&s, "%s/.config/landrun/profiles", home) < 0 ? -ENOMEM
+									 : lr_strlist_take(dirs, s);
+	if (r == 0)
+		r = lr_strlist_add(dirs, "/etc/landrun/profiles");
+	if (r == 0)
+		r = lr_strlist_add(dirs, LR_DATADIR "/profiles");
+	if (r == 0 && running_from_build_dir())
+		r = lr_strlist_add(dirs, LR_SOURCE_DIR "/profiles");
+	return r;
+}
+
+static bool profile_name_valid(const char *name)
+{
+	if (!*name || name[0] == '.')
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			return false;
+	return true;
+}
+
+int lr_config_load_profile(const char *name, const char *included_from, struct lr_policy *policy,
+			   int depth, struct lr_cli_error *err)
+{
+	struct lr_strlist dirs = { 0 };
+	char tried[256] = "";
+	int r = LR_CONFIG_ERR_OPEN;
+
+	/* "include = ./local.conf" or an absolute path: a file, not a name */
+	if (strchr(name, '/') && included_from) {
+		_cleanup_free_ char *path = NULL;
+
+		if (name[0] != '/' && included_from) {
+			if (asprintf(&path, "%s/%s", included_from, name) < 0) {
+				set_error(err, "out of memory");
+				return LR_CONFIG_ERR_OPEN;
+			}
+		}
+		return lr_config_load_file(path ? path : name, policy, depth, err);
+	}
+	if (!profile_name_valid(name)) {
+		set_error(err, "profile '%s': not a valid name (a file is read with --config)", name);
+		return LR_CONFIG_ERR_OPEN;
+	}
+	if (lr_config_profile_dirs(&dirs) < 0) {
+		set_error(err, "out of memory");
+		return LR_CONFIG_ERR_OPEN;
+	}
+	for (size_t i = 0; i < dirs.n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (asprintf(&path, "%s/%s.conf", dirs.v[i], name) < 0) {
+			set_error(err, "out of memory");
+			goto out;
+		}
+		if (access(path, F_OK) == 0) {
+			r = lr_config_load_file(path, policy, depth, err);
+			goto out;
+		}
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", i ? ", " : "",
+			 dirs.v[i]);
+	}
+	set_error(err, "profile '%s': not found in %s", name, tried);
+out:
+	lr_strlist_free(&dirs);
+	return r;
+}
