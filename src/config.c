@@ -375,6 +375,8 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 		_cleanup_free_ char *path = NULL;
 
 		if (name[0] != '/' && included_from) {
+			while (name[0] == '.' && name[1] == '/')
+				name += 2;
 			if (asprintf(&path, "%s/%s", included_from, name) < 0) {
 				set_error(err, "out of memory");
 				return LR_CONFIG_ERR_OPEN;

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* Policy files: ${VAR} expansion, FILE:LINE errors, includes, precedence. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "landrun/cli.h"
+#include "landrun/config.h"
+#include "landrun/policy.h"
+
+struct expand_case {
+	const char *in;
+	const char *out; /* NULL: an error is expected */
+};
+
+static struct expand_case expand_cases[] = {
+	{ "/usr", "/usr" },
+	{ "${LRT_A}", "alpha" },
+	{ "${LRT_A}/x", "alpha/x" },
+	{ "x${LRT_A}y", "xalphay" },
+	{ "${LRT_UNSET:-dflt}", "dflt" },
+	{ "${LRT_EMPTY:-dflt}", "dflt" },
+	{ "${LRT_A:-dflt}", "alpha" },
+	{ "${LRT_UNSET:-${LRT_A}/share}/opencode", "alpha/share/opencode" },
+	{ "${LRT_UNSET:-${LRT_UNSET2:-deep}}", "deep" },
+	{ "${LRT_A:-${LRT_UNSET}}", "alpha" }, /* an unused default is not evaluated */
+	{ "~", "/home/lrt" },
+	{ "~/x", "/home/lrt/x" },
+	{ "~/a,~/b", "/home/lrt/a,/home/lrt/b" },
+	{ "a~b", "a~b" },
+	{ "~user", "~user" },
+	{ "$LRT_A", "$LRT_A" },
+	{ "$(id)", "$(id)" },
+	{ "`id`", "`id`" },
+	{ "a$", "a$" },
+	{ "${LRT_UNSET}", NULL },
+	{ "${}", NULL },
+	{ "${1X}", NULL },
+	{ "${LRT_A", NULL },
+	{ "${LRT_A-x}", NULL },
+	{ "${LRT_UNSET:-x", NULL },
+	{ "${LRT_UNSET:-${LRT_UNSET2}}", NULL },
+};
+
+/* Tables are walked inside one test: Criterion re-executes the binary for
+ * each test, so parameters holding pointers would not survive. */
+Test(config, expand)
+{
+	setenv("LRT_A", "alpha", 1);
+	setenv("LRT_EMPTY", "", 1);
+	setenv("HOME", "/home/lrt", 1);
+	unsetenv("LRT_UNSET");
+	unsetenv("LRT_UNSET2");
+	for (size_t i = 0; i < sizeof(expand_cases) / sizeof(*expand_cases); i++) {
+		const struct expand_case *c = &expand_cases[i];
+		char err[256] = "", *out = NULL;
+		int r = lr_config_expand(c->in, &out, err, sizeof(err));
+
+		if (c->out) {
+			cr_expect_eq(r, 0, "%s: %s", c->in, err);
+			cr_expect(out && strcmp(out, c->out) == 0, "%s gave %s", c->in, out ? out : "?");
+		} else {
+			cr_expect_eq(r, -EINVAL, "%s expanded to %s", c->in, out ? out : "?");
+			cr_expect_neq(err[0], '\0', "%s: no reason", c->in);
+		}
+		free(out);
+	}
+}
+
+static char dir[] = "/tmp/lr-config-XXXXXX";
+
+static void write_file(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(chdir(dir), 0);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+}
+
+static enum lr_cli_result parse(struct lr_policy *p, struct lr_cli_error *err, const char *a1,
+				const char *a2, const char *a3, const char *a4, const char *a5)
+{
+	char *argv[] = { "landrun", (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, NULL };
+	int argc = 1;
+
+	while (argv[argc])
+		argc++;
+	lr_policy_init(p);
+	return lr_cli_parse(argc, argv, p, err);
+}
+
+struct error_case {
+	const char *text;
+	const char *message; /* expected in the error: parts separated by '|' */
+};
+
+static struct error_case error_cases[] = {
+	{ "ro = /usr\nbogus = 1\n", "a.conf:2: unknown setting 'bogus'" },
+	{ "\n\nenv = 1X\n", "a.conf:3: --env: '1X' is not a valid variable name" },
+	{ "ro /usr\n", "a.conf:1: expected 'name = value'" },
+	{ "[section]\nro = /usr\n", "a.conf:2: sections are not used" },
+	{ "add-exec = maybe\n", "a.conf:1: add-exec: 'maybe' is not one of true, false" },
+	{ "rw = ${LRT_NOT_SET}/x\n", "a.conf:1: rw: ${LRT_NOT_SET} is not set" },
+	{ "include = no-such-profile\n", "a.conf:1: profile 'no-such-profile': not found" },
+	{ "explain = true\n", "a.conf:1: 'explain' is not a policy setting" },
+	{ "on-unsupported = sometimes\n", "a.conf:1: --on-unsupported: 'sometimes'" },
+	{ "connect-tcp = 70000\n", "a.conf:1: --connect-tcp: '70000' is not a valid value" },
+	{ "include = ./b.conf\n", "/b.conf:2: |/a.conf is already being read (an include cycle)" },
+	{ "include = ./c.conf\n", "/c.conf:1: unknown setting 'nope'" },
+};
+
+static bool contains_all(const char *msg, const char *parts)
+{
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", parts);
+	for (char *part = strtok_r(copy, "|", &save); part; part = strtok_r(NULL, "|", &save))
+		if (!strstr(msg, part))
+			return false;
+	return true;
+}
+
+Test(config, errors, .init = setup)
+{
+	write_file("b.conf", "ro = /usr\ninclude = ./a.conf\n");
+	write_file("c.conf", "nope = 1\n");
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(*error_cases); i++) {
+		const struct error_case *c = &error_cases[i];
+		struct lr_cli_error err;
+		struct lr_policy p;
+
+		write_file("a.conf", c->text);
+		cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_CLI_ERROR,
+			     "accepted: %s", c->text);
+		cr_expect(contains_all(err.msg, c->message), "want: %s\ngot: %s", c->message,
+			  err.msg);
+		lr_policy_free(&p);
+	}
+}
+
+Test(config, settings_and_precedence, .init = setup)
+{
+	struct lr_cli_error err;
+	struct lr_policy p;
+
+	cr_assert_eq(mkdir("landrun", 0755), 0);
+	cr_assert_eq(mkdir("landrun/profiles", 0755), 0);
+	write_file("landrun/profiles/inner.conf", "rox = /usr\nenv-prefix = OPENAI_\n");
+	write_file("a.conf", "include = inner   # a profile by name\n"
+			     "ro = src,/etc\n"
+			     "on-unsupported = error\n"
+			     "ldd = yes\n"
+			     "add-exec = false\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/opt", "true"), LR_CLI_RUN,
+		     "%s", err.msg);
+	/* the file first, in order, then the command line */
+	cr_assert_eq(p.n_grants, 4);
+	cr_assert_str_eq(p.grants[0].path, "/usr");
+	cr_assert_eq(p.grants[0].access, LR_ACCESS_RO | LR_ACCESS_X);
+	cr_assert_str_eq(strrchr(p.grants[1].path, '/'), "/src"); /* relative to the file */
+	cr_assert_eq(p.grants[1].path[0], '/');
+	cr_assert_str_eq(p.grants[2].path, "/etc");
+	cr_assert_str_eq(p.grants[3].path, "/opt");
+	cr_assert_eq(p.on_unsupported, LR_UNSUPPORTED_ERROR);
+	cr_assert(p.ldd);
+	cr_assert(!p.add_exec);
+	cr_assert_eq(p.n_env, 1);
+	cr_assert_str_eq(p.env[0].name, "OPENAI_");
+	lr_policy_free(&p);
+
+	/* the command line's mode wins over the file's without a conflict */
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--best-effort", "true", NULL), LR_CLI_RUN,
+		     "%s", err.msg);
+	cr_assert_eq(p.on_unsupported, LR_UNSUPPORTED_WARN);
+	lr_policy_free(&p);
+
+	/* a profile is a name, not a path */
+	cr_assert_eq(parse(&p, &err, "--profile", "../a", "true", NULL, NULL), LR_CLI_ERROR);
+	cr_assert_not_null(strstr(err.msg, "not a valid name"), "%s", err.msg);
+	lr_policy_free(&p);
+	cr_assert_eq(parse(&p, &err, "--config", "missing.conf", "true", NULL, NULL), LR_CLI_ERROR);
+	cr_assert_str_eq(err.msg, "--config missing.conf: No such file or directory");
+	lr_policy_free(&p);
+}
