@@ -230,9 +230,10 @@ static noreturn void run(const struct lr_policy *policy, const char *command, ch
 
 	execve(command, policy->argv, envp);
 	e = errno;
+	/* it was found before: ENOENT now means its interpreter is missing */
 	if (e == ENOENT)
-		lr_die_status(LR_EXIT_NOT_FOUND, "%s: cannot execute: %s (is its interpreter "
-				 "missing or not granted? see --rox, --ldd)",
+		lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s (is its interpreter "
+				 "missing?)",
 			      command, strerror(e));
 	if (e == EACCES)
 		lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s (execute access to the "
