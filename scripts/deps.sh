@@ -4,7 +4,8 @@
 set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
-	     libcriterion-dev libinih-dev util-linux)
+	     libcriterion-dev libinih-dev util-linux
+	     git python3 nodejs npm)  # the last four: the smoke test's everyday tools
 
 lr_install_deps() {
 	local missing=()

@@ -156,6 +156,23 @@ static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
 
 	if (!net->listen)
 		deny(f, EPERM, "listen");
+
+	/* TCP Fast Open connects from sendto/sendmsg without connect(2), which
+	 * is where Landlock checks the port: deny that one flag, not the calls */
+	if (net->tcp) {
+		static const struct {
+			const char *name;
+			unsigned flags_arg;
+		} sends[] = { { "sendto", 3 }, { "sendmsg", 2 }, { "sendmmsg", 3 } };
+
+		for (size_t i = 0; i < sizeof(sends) / sizeof(*sends); i++) {
+			cmp[0] = (struct scmp_arg_cmp){ .arg = sends[i].flags_arg,
+							.op = SCMP_CMP_MASKED_EQ,
+							.datum_a = MSG_FASTOPEN,
+							.datum_b = MSG_FASTOPEN };
+			deny_if(f, EPERM, sends[i].name, 1, cmp);
+		}
+	}
 }
 
 static void deny_kernel_surface(struct filter *f)
