@@ -4,14 +4,19 @@
 set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
-	     libcriterion-dev libinih-dev util-linux
-	     git python3 nodejs npm)  # the last four: the smoke test's everyday tools
+	     libcriterion-dev libinih-dev util-linux)
+# The smoke test's everyday tools: COMMAND:PACKAGE, installed only when the
+# command is missing (a machine may have Node from elsewhere, npm included).
+LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm)
 
 lr_install_deps() {
 	local missing=()
 	for p in "${LR_PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
+	done
+	for t in "${LR_TOOLS[@]}"; do
+		command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" != 0 ]; then
