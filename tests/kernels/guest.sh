@@ -1,0 +1,425 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# guest.sh BINDIR - the contract of landrun's plan on the kernel this runs on; TAP.
+#
+# Run by scripts/test-kernels.sh inside a QEMU guest (busybox sh, nothing else), once
+# as root and once as an unprivileged user.  BINDIR holds a static landrun and the
+# static helpers lr-try (filesystem), lr-net (network, IPC, kernel surface) and
+# lr-kguest (witnesses outside the sandbox, device ioctls, the Landlock ABI).
+#
+# For three policies, all with --rox BINDIR --ro DIR,/dev/null --rw DIR: tcp adds
+# --connect-tcp PORT, default adds nothing (the default network policy), unix adds
+# --unix PATH --deny-subprocess:
+#
+#   plan      what --explain=json says enforces each protection is what this kernel's
+#             Landlock ABI gives, derived here independently of landrun
+#   enforced  every protection it says is enforced is attacked and holds, with the
+#             error of the layer it names, next to a positive control (the same
+#             operation outside the sandbox, or a granted one inside it)
+#   lost      every protection it says is lost is named in the warning, makes
+#             --on-unsupported=error refuse (125) without running the command, and
+#             really is lost: the attack goes through (the plan says nothing false)
+#
+# Witnesses outside the sandbox (listeners, a signal recorder) count what reached
+# them, so that "denied" is not just an exit status.
+
+set -u
+BIN=${1:-/tests/bin}
+LR=$BIN/landrun TRY=$BIN/lr-try NET=$BIN/lr-net KG=$BIN/lr-kguest
+W=$(mktemp -d /tmp/lrk.XXXXXX) || exit 1
+F=$W/f
+UID_NOW=$(id -u)
+set -- $("$KG" abi)
+ABI=$1 ABI_ERRNO=$2
+KNOWN=10	# LR_LANDLOCK_ABI_KNOWN; checked against --explain=json below
+
+echo "# landrun on $(uname -r), Landlock ABI $ABI ($ABI_ERRNO), as uid $UID_NOW"
+
+# ---------------------------------------------------------------- TAP
+N=0 FAILED=0 RC=0 NOTE=
+ok() { N=$((N + 1)) NOTE=; echo "ok $N - $1"; }
+not_ok() {
+	N=$((N + 1)) FAILED=$((FAILED + 1))
+	echo "not ok $N - $1"
+	[ -n "$NOTE" ] && echo "#   $NOTE"
+	NOTE=
+	echo "#   last command: exit status $RC"
+	sed -n '1,8s/^/#   stdout: /p' "$W/out"
+	sed -n '1,8s/^/#   stderr: /p' "$W/err"
+}
+check() { # DESC COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# ---------------------------------------------------------------- running things
+# Each sets RC and leaves stdout and stderr in $W/out and $W/err.
+run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
+lr() { run "$LR" $POL -- "$@"; }		# landrun under the current policy (warn)
+lr_mode() { local m=$1; shift; run "$LR" --on-unsupported="$m" $POL -- "$@"; }
+plain() { run "$@"; }				# outside the sandbox: a control
+
+# witnesses: servers outside the sandbox that log one line per arrival
+serve() { # NAME KIND [ADDR]: start a server logging to $W/NAME.log
+	local name=$1 kind=$2 pid
+	shift 2
+	pid=$("$KG" serve "$kind" "$@" "$W/$name.log") || { echo "Bail out! cannot serve $name"; exit 1; }
+	echo "$pid" >>"$W/pids"
+	: >"$W/$name.log"
+	[ "$kind" = signal ] && SIG_PID=$pid
+	return 0
+}
+count() { wc -l <"$W/$1.log"; }
+# settle NAME WANT: wait (up to 3 s) until NAME has logged WANT arrivals; true if exactly
+settle() {
+	local i=0
+	while [ "$(count "$1")" -lt "$2" ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+	[ "$(count "$1")" = "$2" ]
+}
+cleanup() { [ -f "$W/pids" ] && kill $(cat "$W/pids") 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- fixtures
+P_OK=47801 P_BAD=47802 P_UDP=47803
+mkdir -p "$F/ro" "$F/rw" "$F/secret" "$F/out" || exit 1
+echo "ro content" >"$F/ro/f"
+echo "SECRET=kernels-hunter2" >"$F/secret/.env"
+cp "$TRY" "$F/rw/x"
+serve tcp_ok tcp $P_OK
+serve tcp_bad tcp $P_BAD
+serve udp udp $P_UDP
+serve unix_out unix "$F/out/srv.sock"
+serve unix_ok unix "$F/out/ok.sock"
+serve unix_in unix "$F/rw/in.sock"
+serve abstract abstract "lrk-abstract-$UID_NOW"
+serve signal signal
+
+GRANTS="--rox $BIN --ro $F/ro,/dev/null --rw $F/rw"
+policy() {
+	case $1 in
+	tcp) POL="$GRANTS --connect-tcp $P_OK" ;;
+	default) POL="$GRANTS" ;;
+	unix) POL="$GRANTS --unix $F/out/ok.sock --deny-subprocess" ;;
+	esac
+}
+IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev net.sockets net.tcp net.udp net.unix
+scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
+privs.no-new-privs privs.capabilities env.filtered fds.closed"
+
+# ---------------------------------------------------------------- the plan, derived
+# want_layer POLICY ID: the layer this kernel's ABI gives ID, or lost, or off
+ge() { [ "$ABI" -ge "$1" ]; }
+want_layer() {
+	case $2 in
+	fs.read | fs.write | fs.exec) ge 1 && echo landlock || echo lost ;;
+	fs.truncate) ge 3 && echo landlock || echo lost ;;
+	fs.ioctl-dev) ge 5 && echo landlock || echo lost ;;
+	net.sockets | kernel.surface | kernel.foreign-abi) echo seccomp ;;
+	net.tcp)
+		if [ "$1" != tcp ]; then echo seccomp
+		elif ge 4; then echo landlock
+		else echo lost; fi ;;
+	net.udp) ge 10 && echo landlock || echo seccomp ;;
+	net.unix)
+		if ge 9; then echo landlock
+		elif [ "$1" = unix ]; then echo lost
+		else echo seccomp; fi ;;
+	scope.abstract-unix)
+		if ge 6; then echo landlock
+		elif [ "$1" = unix ]; then echo lost
+		else echo seccomp; fi ;;
+	scope.signal) ge 6 && echo landlock || echo lost ;;
+	proc.no-subprocess) [ "$1" = unix ] && echo seccomp || echo off ;;
+	privs.* | env.filtered | fds.closed) echo landrun ;;
+	*) echo unknown ;;
+	esac
+}
+
+# explain POLICY: $W/plan.POLICY, one "ID LAYER" line per protection (LAYER: the
+# layer, lost, or off), from --explain=json
+explain() {
+	run "$LR" --explain=json $POL -- "$TRY" exit 0
+	cp "$W/out" "$W/json.$1"
+	[ "$UID_NOW" = 0 ] && echo "# EXPLAIN-JSON $1 $(cat "$W/out")"
+	tr '{' '\n' <"$W/out" | sed -n 's/^"id":"\([^"]*\)","requested":\([a-z]*\),"enforced":\([a-z]*\),"layer":"\{0,1\}\([a-z]*\).*/\1 \2 \3 \4/p' |
+		awk '{ print $1, ($2 == "false" ? "off" : $3 == "true" ? $4 : "lost") }' >"$W/plan.$1"
+}
+layer_of() { awk -v id="$2" '$1 == id { print $2 }' "$W/plan.$1"; }
+json_field() { grep -o "\"$2\":[^,}]*" "$W/json.$1" | head -1 | cut -d: -f2 | tr -d '"'; }
+
+# ---------------------------------------------------------------- attacks
+# attack_ID LAYER: RES=held (denied, with LAYER's error), breached (it worked), or
+# "broken: ..." (a control failed, or an unexpected error).  Controls first.
+RES=
+control() { # DESC COMMAND...: the command must work, else RES=broken
+	local d=$1
+	shift
+	"$@"
+	[ "$RC" = 0 ] && return 0
+	RES="broken: control ($d) -> $RC"
+	return 1
+}
+verdict() { # "ERRNOS" held when the last RC is one of them
+	case " $1 " in
+	*" $RC "*) RES=held ;;
+	*) [ "$RC" = 0 ] && RES=breached || RES="broken: unexpected exit status $RC, not $1" ;;
+	esac
+}
+# the errors each layer answers with: Landlock EACCES (scopes EPERM), seccomp's
+# socket rules EAFNOSUPPORT or EPROTONOSUPPORT
+ll_or_sc() { [ "$1" = landlock ] && echo "$2" || echo "$3"; }
+
+attack_fs_read() {
+	control "read outside" plain "$TRY" read "$F/secret/.env" &&
+	control "granted read" lr "$TRY" read "$F/ro/f" &&
+	{ lr "$TRY" read "$F/secret/.env"; verdict 13; }
+}
+attack_fs_write() {
+	control "granted write" lr "$TRY" write "$F/rw/w" &&
+	{ lr "$TRY" write "$F/ro/f"; verdict 13; }
+	echo "ro content" >"$F/ro/f"
+}
+attack_fs_exec() {
+	control "exec outside" plain "$TRY" exec "$F/rw/x" exit 0 &&
+	control "granted exec" lr "$TRY" exec "$TRY" exit 0 &&
+	{ lr "$TRY" exec "$F/rw/x" exit 0; verdict 13; }
+}
+attack_fs_truncate() {
+	echo data >"$F/ro/t"
+	echo data >"$F/rw/t"
+	control "granted truncate" lr "$TRY" truncate "$F/rw/t" &&
+	{ lr "$TRY" truncate "$F/ro/t"; verdict 13; }
+}
+attack_fs_ioctl_dev() {
+	control "ioctl outside" plain "$KG" ioctl-dev /dev/null &&
+	control "granted ioctl (--rw /dev/null)" run "$LR" --rox "$BIN" --rw /dev/null -- "$KG" ioctl-dev /dev/null &&
+	{ lr "$KG" ioctl-dev /dev/null; verdict 13; }
+}
+attack_net_sockets() { # each kind that works outside must be refused inside
+	local op tried=
+	for op in mptcp netlink-audit raw packet; do
+		plain "$NET" $op
+		[ "$RC" = 0 ] || continue
+		tried="$tried $op"
+		lr "$NET" $op
+		verdict "93 97"
+		[ "$RES" = held ] || { RES="$RES ($op)"; return; }
+	done
+	[ -n "$tried" ] || RES="broken: no socket kind to attack works outside"
+}
+attack_net_tcp() {
+	local bad=$(count tcp_bad)
+	if [ "$POLICY" = tcp ]; then	# the granted port works, another does not
+		control "granted port" lr "$NET" tcp-connect 127.0.0.1 $P_OK || return
+		lr "$NET" tcp-connect 127.0.0.1 $P_BAD
+		verdict "$(ll_or_sc "$1" 13 "93 97")"
+	else				# no TCP at all
+		lr "$NET" tcp-connect 127.0.0.1 $P_BAD
+		verdict "93 97"
+	fi
+	witness tcp_bad "$bad" "connect outside" plain "$NET" tcp-connect 127.0.0.1 $P_BAD
+}
+attack_net_udp() {
+	local n=$(count udp)
+	lr "$NET" udp-send 127.0.0.1 $P_UDP
+	verdict "$(ll_or_sc "$1" 13 "93 97")"
+	witness udp "$n" "send outside" plain "$NET" udp-send 127.0.0.1 $P_UDP
+}
+attack_net_unix() {
+	local n=$(count unix_out)
+	if [ "$POLICY" = unix ]; then
+		control "the --unix socket" lr "$NET" unix-connect "$F/out/ok.sock" || return
+	fi
+	lr "$NET" unix-connect "$F/out/srv.sock"
+	verdict "$(ll_or_sc "$1" 13 97)"
+	witness unix_out "$n" "connect outside" plain "$NET" unix-connect "$F/out/srv.sock"
+}
+attack_scope_abstract_unix() {
+	local n=$(count abstract) deny
+	deny=$(ll_or_sc "$1" 1 97)
+	# where seccomp also denies socket(AF_UNIX), it answers first
+	[ "$(layer_of "$POLICY" net.unix)" = seccomp ] && deny="$deny 97"
+	lr "$NET" unix-abstract "lrk-abstract-$UID_NOW"
+	verdict "$deny"
+	witness abstract "$n" "connect outside" plain "$NET" unix-abstract "lrk-abstract-$UID_NOW"
+}
+attack_scope_signal() {
+	local n=$(count signal)
+	if [ "$(layer_of "$POLICY" proc.no-subprocess)" = off ]; then	# its own children it may signal
+		control "signal own child" lr "$NET" kill-own-child || return
+	fi
+	lr "$NET" kill "$SIG_PID" 10
+	verdict 1
+	witness signal "$n" "signal outside" plain "$NET" kill "$SIG_PID" 10
+}
+attack_kernel_surface() { # every call denied with the filter's error
+	local c op want works=
+	for c in io-uring:38 clone3:38 unshare-user:1 clone-newns:1 mount:1 keyctl:1 bpf:1 \
+		perf:1 userfaultfd:1 tiocsti-hi:1; do
+		op=${c%:*} want=${c#*:}
+		plain "$NET" $op
+		[ "$RC" = 0 ] && works="$works $op"
+		lr "$NET" $op
+		verdict "$want"
+		[ "$RES" = held ] || { RES="$RES ($op)"; return; }
+	done
+	[ -n "$works" ] || RES="broken: no call to attack works outside"
+}
+attack_kernel_foreign_abi() { # SIGSYS kills it: 128 + 31
+	control "int 0x80 outside" plain "$NET" int80 &&
+	control "the same process runs inside" lr "$NET" true &&
+	{ lr "$NET" int80; verdict 159; }
+}
+attack_proc_no_subprocess() {
+	control "a thread" lr "$NET" thread &&
+	{ lr "$NET" fork; verdict 1; }
+}
+attack_privs_no_new_privs() {
+	plain "$TRY" caps
+	grep -q '^NoNewPrivs:[[:space:]]*0' "$W/out" || { RES="broken: no_new_privs already set outside"; return; }
+	run "$LR" $POL --ro /proc/self/status -- "$TRY" caps
+	if grep -q '^NoNewPrivs:[[:space:]]*1' "$W/out"; then RES=held
+	elif [ "$RC" = 0 ]; then RES=breached
+	else RES="broken: caps -> $RC"; fi
+}
+attack_privs_capabilities() {
+	local k
+	plain "$TRY" caps
+	[ "$UID_NOW" != 0 ] || ! grep -q '^CapEff:[[:space:]]*0*$' "$W/out" ||
+		{ RES="broken: root without capabilities outside"; return; }
+	run "$LR" $POL --ro /proc/self/status -- "$TRY" caps
+	[ "$RC" = 0 ] || { RES="broken: caps -> $RC"; return; }
+	RES=held
+	for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+		[ "$UID_NOW" != 0 ] && [ $k = CapBnd ] && continue	# a user keeps the full bounding set
+		grep -q "^$k:[[:space:]]*0*\$" "$W/out" || RES=breached
+	done
+}
+attack_env_filtered() {
+	run env LRK_SECRET=s "$TRY" env
+	grep -q '^LRK_SECRET=' "$W/out" || { RES="broken: env outside"; return; }
+	run env LRK_SECRET=s "$LR" $POL -- "$TRY" env
+	[ "$RC" = 0 ] || { RES="broken: env -> $RC"; return; }
+	[ -s "$W/out" ] && RES=breached || RES=held
+}
+attack_fds_closed() {
+	control "fd 7 outside" plain "$TRY" readfd 7 7<"$F/ro/f" &&
+	{ lr "$TRY" readfd 7 7<"$F/ro/f"; verdict 9; }
+}
+
+# witness NAME BEFORE DESC COMMAND...: after an attack on NAME's server, a control
+# reaches it from outside; the server must then have logged exactly that control,
+# plus the attack if it went through.
+witness() {
+	local name=$1 before=$2 res=$RES d=$3 want
+	shift 3
+	# an attack that went through arrives first (signals would merge)
+	[ "$res" = breached ] && settle "$name" $((before + 1))
+	"$@"
+	[ "$RC" = 0 ] || { RES="broken: control ($d) -> $RC"; return; }
+	RES=$res
+	want=$((before + 1))
+	[ "$res" = breached ] && want=$((want + 1))
+	settle "$name" $want && return
+	RES="$res, but the witness logged $(( $(count "$name") - before )) arrivals (want $((want - before)))"
+}
+
+# ---------------------------------------------------------------- the contract
+# ran STATUS: the last run exited STATUS, and its witness file exists iff STATUS is 0
+ran() {
+	[ "$RC" = "$1" ] || return 1
+	if [ "$1" = 0 ]; then [ -e "$F/rw/ran" ]; else [ ! -e "$F/rw/ran" ]; fi
+}
+quiet() { [ "$RC" = 0 ] && [ ! -s "$W/err" ]; }
+
+contract() { # POLICY
+	POLICY=$1
+	policy "$POLICY"
+	local p=$1 id want have lost=0 fn
+	echo "# policy $p: landrun $POL -- ..."
+	explain "$p"
+	check "$p: --explain=json exits 0" [ "$RC" = 0 ]
+	check "$p: explain: landlock_abi $ABI (the kernel's)" [ "$(json_field "$p" landlock_abi)" = "$ABI" ]
+	check "$p: explain: landlock_abi_known $KNOWN" [ "$(json_field "$p" landlock_abi_known)" = $KNOWN ]
+	want=$ABI
+	[ "$ABI" -gt $KNOWN ] && want=$KNOWN
+	check "$p: explain: landlock_abi_used $want" [ "$(json_field "$p" landlock_abi_used)" = "$want" ]
+	want=null
+	[ "$ABI" = 0 ] && want=$ABI_ERRNO
+	check "$p: explain: landlock_errno $want" [ "$(json_field "$p" landlock_errno)" = "$want" ]
+	check "$p: explain: seccomp true" [ "$(json_field "$p" seccomp)" = true ]
+
+	for id in $IDS; do
+		want=$(want_layer "$p" "$id")
+		have=$(layer_of "$p" "$id")
+		check "$p: plan: $id ${want} (ABI $ABI)" [ "$have" = "$want" ]
+		[ "$have" = lost ] && lost=$((lost + 1))
+	done
+
+	# warn (the default): runs, and names exactly the lost protections
+	rm -f "$F/rw/ran"
+	lr "$TRY" create "$F/rw/ran"
+	check "$p: warn: the command runs" ran 0
+	check "$p: warn: $lost 'not enforced' lines" [ "$(grep -c 'not enforced' "$W/err")" = $lost ]
+	for id in $IDS; do
+		if [ "$(layer_of "$p" "$id")" = lost ]; then
+			check "$p: warn names lost $id" grep -q "not enforced.*: $id (" "$W/err"
+		fi
+	done
+	# error: refuses without running the command if anything is lost
+	rm -f "$F/rw/ran"
+	lr_mode error "$TRY" create "$F/rw/ran"
+	if [ $lost = 0 ]; then
+		check "$p: error: nothing lost, the command runs" ran 0
+	else
+		check "$p: error: refuses with 125, the command did not run" ran 125
+		for id in $IDS; do
+			if [ "$(layer_of "$p" "$id")" = lost ]; then
+				check "$p: error names lost $id" grep -q "cannot enforce $id " "$W/err"
+			fi
+		done
+	fi
+	lr_mode ignore "$TRY" exit 0
+	check "$p: ignore: runs, says nothing" quiet
+
+	# every protection attacked: enforced ones hold, lost ones are lost
+	for id in $IDS; do
+		have=$(layer_of "$p" "$id")
+		[ "$have" = off ] && continue
+		fn=attack_$(echo "$id" | tr '.-' '__')
+		RES=
+		$fn "$have"
+		NOTE="result: $RES"
+		case $have in
+		lost) check "$p: $id lost: the attack goes through" [ "$RES" = breached ] ;;
+		*) check "$p: $id by $have: the attack is denied" [ "$RES" = held ] ;;
+		esac
+	done
+}
+
+contract tcp
+contract default
+contract unix
+
+# ---------------------------------------------------------------- UNIX sockets in grants
+# With Landlock ABI 9 the command may use UNIX sockets inside its --rw grants (and only
+# there: the attacks above); below it seccomp denies socket(AF_UNIX) altogether.
+# (Under the default policy: with --connect-tcp and no --bind-tcp, listen(2) is denied
+# for every socket family, as the README says.)
+policy default
+lr "$NET" unix-connect "$F/rw/in.sock"
+if ge 9; then
+	check "unix: connect to a socket inside --rw works (ABI 9+)" [ "$RC" = 0 ]
+	lr "$KG" unix-selftest "$F/rw/self.sock"
+	check "unix: bind, listen, connect inside --rw works (ABI 9+)" [ "$RC" = 0 ]
+	lr "$NET" unix-connect "$F/rw/../out/srv.sock"
+	check "unix: connect through rw/../ to a socket outside denied" [ "$RC" = 13 ]
+else
+	check "unix: socket(AF_UNIX) denied by seccomp below ABI 9" [ "$RC" = 97 ]
+fi
+
+echo "1..$N"
+echo "# $((N - FAILED)) passed, $FAILED failed (uid $UID_NOW, ABI $ABI)"
+[ $FAILED = 0 ]
