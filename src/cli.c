@@ -23,7 +23,9 @@ const char lr_cli_usage[] =
 	"  --rwx PATHS                also execute\n"
 	"  --add-exec                 grant execute on the resolved COMMAND\n"
 	"  --ldd                      grant COMMAND's ELF interpreter and shared libraries\n"
-	"  --ignore-missing           skip granted paths that do not exist\n"
+	"  --ignore-missing           skip granted paths that do not exist (in a policy\n"
+	"                             file: that file's own grants)\n"
+	"  --mkdir PATHS              create these directories (0700) if missing, first\n"
 	"  --allow-dotenv FILE        accept that a grant exposes this .env file\n"
 	"  --unrestricted-filesystem  no filesystem restrictions\n"
 	"\n"
@@ -83,6 +85,7 @@ enum {
 	OPT_KEEP_FD,
 	OPT_LDD,
 	OPT_LOG_LEVEL,
+	OPT_MKDIR,
 	OPT_ON_UNSUPPORTED,
 	OPT_PROFILE,
 	OPT_RO,
@@ -113,6 +116,7 @@ static const struct option options[] = {
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "ldd", no_argument, NULL, OPT_LDD },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "mkdir", required_argument, NULL, OPT_MKDIR },
 	{ "on-unsupported", required_argument, NULL, OPT_ON_UNSUPPORTED },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "ro", required_argument, NULL, OPT_RO },
@@ -148,20 +152,20 @@ static const char *option_name(int opt)
 	return "?";
 }
 
-static int add_grants(struct lr_policy *p, const char *list, unsigned access, const char *flag)
+
+/* Split a comma-separated LIST into OUT; an empty item ("a,,b", a trailing
+ * comma) is a typo, not a path: -EINVAL. */
+static int split_list(const char *list, struct lr_strlist *out)
 {
 	const char *item = list;
 
 	for (;;) {
 		const char *end = strchrnul(item, ',');
-		_cleanup_free_ char *path = strndup(item, (size_t)(end - item));
 		int r;
 
-		if (!path)
-			return -ENOMEM;
-		if (!*path)
-			return -EINVAL; /* "a,,b" or a trailing comma: a typo, not a grant */
-		r = lr_policy_add_grant(p, path, access, flag);
+		if (end == item)
+			return -EINVAL;
+		r = lr_strlist_take(out, strndup(item, (size_t)(end - item)));
 		if (r < 0)
 			return r;
 		if (!*end)
@@ -169,6 +173,45 @@ static int add_grants(struct lr_policy *p, const char *list, unsigned access, co
 		item = end + 1;
 	}
 }
+
+static int add_string(char ***v, size_t *n, const char *s)
+{
+	char *copy = strdup(s);
+	char **slot;
+
+	if (!copy)
+		return -ENOMEM;
+	slot = lr_array_push(v, n, sizeof(*slot));
+	if (!slot) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*slot = copy;
+	return 0;
+}
+
+static int add_grants(struct lr_policy *p, const char *list, unsigned access, const char *flag)
+{
+	struct lr_strlist items = { 0 };
+	int r = split_list(list, &items);
+
+	for (size_t i = 0; r == 0 && i < items.n; i++)
+		r = lr_policy_add_grant(p, items.v[i], access, flag);
+	lr_strlist_free(&items);
+	return r;
+}
+
+static int add_list(char ***v, size_t *n, const char *list)
+{
+	struct lr_strlist items = { 0 };
+	int r = split_list(list, &items);
+
+	for (size_t i = 0; r == 0 && i < items.n; i++)
+		r = add_string(v, n, items.v[i]);
+	lr_strlist_free(&items);
+	return r;
+}
+
 
 static int parse_port(const char *s, const char *end, uint16_t *port)
 {
@@ -270,21 +313,6 @@ static int parse_fd(const char *s, int *fd)
 	return 0;
 }
 
-static int add_string(char ***v, size_t *n, const char *s)
-{
-	char *copy = strdup(s);
-	char **slot;
-
-	if (!copy)
-		return -ENOMEM;
-	slot = lr_array_push(v, n, sizeof(*slot));
-	if (!slot) {
-		free(copy);
-		return -ENOMEM;
-	}
-	*slot = copy;
-	return 0;
-}
 
 static enum lr_cli_result check_conflicts(const struct lr_policy *p, struct lr_cli_error *err)
 {
@@ -332,7 +360,12 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 		p->ldd = true;
 		break;
 	case OPT_IGNORE_MISSING:
-		p->ignore_missing = true;
+		src->ignore_missing = true;
+		if (src->depth == 0)
+			p->ignore_missing = true;
+		break;
+	case OPT_MKDIR:
+		r = add_list(&p->mkdirs, &p->n_mkdirs, arg);
 		break;
 	case OPT_ALLOW_DOTENV:
 		r = *arg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, arg) : -EINVAL;
@@ -543,6 +576,8 @@ enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 		/* the files' own on-unsupported does not conflict with the command line's */
 		src.mode_given = src.best_effort = false;
 	}
+	if (src.ignore_missing)
+		lr_policy_grants_optional(p, 0);
 	p->argv = argv + optind;
 	return check_conflicts(p, err);
 }

@@ -158,7 +158,7 @@ struct file_state {
 static bool is_path_setting(const char *name)
 {
 	static const char *const names[] = {
-		"ro", "rox", "rw", "rwx", "unix", "env-file", "allow-dotenv", "config",
+		"ro", "rox", "rw", "rwx", "unix", "env-file", "allow-dotenv", "config", "mkdir",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
@@ -262,6 +262,7 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	struct file_state st = { .path = path, .policy = policy, .err = err };
 	_cleanup_free_ char *real = NULL, *copy = NULL;
 	char msg[sizeof(err->msg)];
+	unsigned outer_source;
 	FILE *f;
 	int line;
 
@@ -290,6 +291,8 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	}
 	st.dir = dirname(copy);
 	st.src.depth = depth;
+	outer_source = policy->source;
+	policy->source = ++policy->n_sources;
 
 	/* strict: stop at the first error, no continuation lines, long lines */
 	ini_stop_on_first_error = true;
@@ -301,6 +304,9 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	err->msg[0] = '\0';
 	line = ini_parse_file(f, handler, &st);
 	fclose(f);
+	if (st.src.ignore_missing)
+		lr_policy_grants_optional(policy, policy->source);
+	policy->source = outer_source;
 	free(loading.v[--loading.n]);
 	loading.v[loading.n] = NULL;
 

@@ -27,8 +27,8 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		if (fd < 0) {
 			int e = errno;
 
-			if (e == ENOENT && policy->ignore_missing) {
-				lr_debug("%s %s: does not exist, skipped (--ignore-missing)", g->flag,
+			if (e == ENOENT && g->optional) {
+				lr_debug("%s %s: does not exist, skipped (ignore-missing)", g->flag,
 					 g->path);
 				continue;
 			}
@@ -55,6 +55,44 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		rule->rights = lr_plan_fs_rights(plan, g->access, rule->is_dir);
 		rule->realpath = real;
 		rule->grant = g;
+	}
+	return 0;
+}
+
+/* mkdir -p, with 0700 for what it creates: 0 or -errno. */
+static int make_dir(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *slash = copy + 1;; slash++) {
+		char saved = *slash;
+
+		if (saved != '/' && saved != '\0')
+			continue;
+		*slash = '\0';
+		if (mkdir(copy, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*slash = saved;
+		if (!saved)
+			break;
+	}
+	return 0;
+}
+
+int lr_landlock_make_dirs(const struct lr_policy *policy, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < policy->n_mkdirs; i++) {
+		struct stat st;
+		int r = make_dir(policy->mkdirs[i]);
+
+		if (r == 0 && (stat(policy->mkdirs[i], &st) < 0 || !S_ISDIR(st.st_mode)))
+			r = -ENOTDIR;
+		if (r < 0) {
+			snprintf(err, errlen, "--mkdir %s: %s", policy->mkdirs[i], strerror(-r));
+			return r;
+		}
 	}
 	return 0;
 }

@@ -284,6 +284,13 @@ int main(int argc, char **argv)
 	lr_features_probe(&features);
 	lr_plan_compute(&policy, &features, &plan);
 
+	/* --explain changes nothing: a directory it would create is just absent */
+	if (policy.explain == LR_EXPLAIN_NONE && lr_landlock_make_dirs(&policy, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	for (size_t i = 0; policy.explain != LR_EXPLAIN_NONE && i < policy.n_grants; i++)
+		for (size_t j = 0; j < policy.n_mkdirs; j++)
+			if (strcmp(policy.grants[i].path, policy.mkdirs[j]) == 0)
+				policy.grants[i].optional = true;
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	if (lr_exposure_check(&policy, &rules, err, sizeof(err)) < 0)

@@ -32,6 +32,7 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->env);
 	free(p->env_file);
 	free_strv(p->allow_dotenv, p->n_allow_dotenv);
+	free_strv(p->mkdirs, p->n_mkdirs);
 	free(p->keep_fds);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
@@ -53,7 +54,15 @@ int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, 
 	g->path = copy;
 	g->access = access;
 	g->flag = flag;
+	g->source = p->source;
 	return 0;
+}
+
+void lr_policy_grants_optional(struct lr_policy *p, unsigned source)
+{
+	for (size_t i = 0; i < p->n_grants; i++)
+		if (p->grants[i].source == source)
+			p->grants[i].optional = true;
 }
 
 int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,

@@ -26,6 +26,7 @@ struct lr_cli_source {
 	int depth;		/* policy-file nesting, 0 for the command line */
 	bool mode_given;	/* --on-unsupported or --best-effort seen here */
 	bool best_effort;
+	bool ignore_missing;	/* ignore-missing seen here: for this source's grants */
 };
 
 extern const char lr_cli_usage[];

@@ -30,11 +30,15 @@ struct lr_fs_rules {
 /*
  * Open every grant of POLICY (O_PATH, relative to the working directory) and
  * compute its rights under PLAN.  A missing path is an error unless the
- * policy ignores missing paths.  0, or -errno with ERR naming flag and path.
+ * grant is optional (ignore-missing in the file or command line that made it).  0, or -errno with ERR naming flag and path.
  */
 int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
 			   struct lr_fs_rules *rules, char *err, size_t errlen);
 void lr_landlock_rules_free(struct lr_fs_rules *rules);
+
+/* Create the --mkdir directories that are missing (0700, parents too).
+ * 0, or -errno with ERR naming the path. */
+int lr_landlock_make_dirs(const struct lr_policy *policy, char *err, size_t errlen);
 
 /*
  * Create the ruleset, add RULES and the policy's TCP port rules, and restrict

@@ -23,6 +23,8 @@ struct lr_grant {
 	char *path;		/* as given by the user */
 	unsigned access;	/* enum lr_access bits */
 	const char *flag;	/* the flag that granted it ("--ro", "--ldd", ...) */
+	unsigned source;	/* which policy file (0: the command line) */
+	bool optional;		/* missing is fine (ignore-missing in its source) */
 };
 
 enum lr_env_kind {
@@ -63,6 +65,10 @@ struct lr_port_range {
 struct lr_policy {
 	struct lr_grant *grants;
 	size_t n_grants;
+	unsigned source;	/* stamped on new grants */
+	unsigned n_sources;	/* policy files read so far */
+	char **mkdirs;		/* directories to create (0700) before granting */
+	size_t n_mkdirs;
 
 	struct lr_env_rule *env;
 	size_t n_env;
@@ -92,7 +98,7 @@ struct lr_policy {
 	bool deny_subprocess;
 	bool add_exec;
 	bool ldd;
-	bool ignore_missing;
+	bool ignore_missing;	/* --ignore-missing on the command line */
 
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };
@@ -104,6 +110,9 @@ void lr_policy_free(struct lr_policy *p);
 int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag);
 int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,
 		      const char *value);
+
+/* Mark the grants of SOURCE optional: its ignore-missing applies to them only. */
+void lr_policy_grants_optional(struct lr_policy *p, unsigned source);
 
 /* True if NAME is a valid environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool lr_env_name_valid(const char *name, size_t len);

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# codex-claude-smoke.sh [LANDRUN] - Codex and Claude Code under their
+# profiles: --version and --help run, and the harness starts and reaches a
+# fake model on the granted loopback port (Codex answers in full through the
+# Responses API; Claude Code's request to /v1/messages is enough: the fake
+# model does not speak Anthropic's API).  TAP output.  A harness that is not
+# installed and cannot be (npm registry unreachable) is skipped.
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+LANDRUN=$(realpath "${1:-$HERE/../../build/landrun}")
+. "$HERE/lib.sh"
+
+[ -x "$LANDRUN" ] || { echo "1..0 # landrun not found at $LANDRUN"; exit 1; }
+W=$(mktemp -d /tmp/landrun-harness-smoke.XXXXXX) || exit 1
+SERVER=
+cleanup() {
+	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+echo '[]' >"$W/script.json"
+python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
+	--port-file "$W/port" --lifetime 240 2>"$W/server.err" &
+SERVER=$!
+lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
+PORT=$(cat "$W/port")
+H=$W/home P=$W/proj
+mkdir -p "$H/.codex" "$H/.claude" "$P/src" "$P/workspace" || exit 1
+echo 'SECRET_TOKEN=smoke' >"$P/.env"
+
+run() { # PROFILE BIN ARGS... (in the workspace, with a clean environment)
+	local profile=$1
+	shift
+	(cd "$P/workspace" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TERM=dumb LANG=C.UTF-8 \
+		ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=fake-key \
+		DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 \
+		timeout 120 "$LANDRUN" --profile "$profile" --ro ../src --rw ../workspace \
+		--connect-tcp "$PORT" -- "$@")
+}
+
+# ---------------------------------------------------------------- Codex
+
+dir=$(lr_npm_install @openai/codex "$LR_CODEX_VERSION")
+case $? in
+0)
+	CX=$(ls "$dir"/node_modules/@openai/codex-linux-*/vendor/*/bin/codex 2>/dev/null | head -n 1)
+	if [ -z "$CX" ]; then
+		not_ok "codex: the native binary is in the npm package"
+	else
+		echo "# codex $("$CX" --version 2>/dev/null) at $CX"
+		out=$(run codex "$CX" --version 2>&1)
+		if [ $? = 0 ] && echo "$out" | grep -q codex; then ok "codex --version"; else
+			not_ok "codex --version" "$out"
+		fi
+		out=$(run codex "$CX" --help 2>&1)
+		if [ $? = 0 ] && echo "$out" | grep -q Usage; then ok "codex --help"; else
+			not_ok "codex --help" "$out"
+		fi
+		cat >"$H/.codex/config.toml" <<EOF
+model = "fake-model"
+model_provider = "fake"
+sandbox_mode = "danger-full-access"
+approval_policy = "never"
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:$PORT/v1"
+wire_api = "responses"
+EOF
+		out=$(run codex "$CX" exec --skip-git-repo-check "say hi" 2>&1)
+		if echo "$out" | grep -q "All scripted steps are done." &&
+			grep -q '"/v1/responses"' "$W/requests.jsonl"; then
+			ok "codex exec starts, reaches the model on the granted port and prints its answer"
+		else
+			not_ok "codex exec starts, reaches the model on the granted port and prints its answer" "$out"
+		fi
+	fi
+	;;
+2) skip "codex" "npm registry unreachable (@openai/codex is not installed in $LR_CACHE)" ;;
+*) not_ok "codex: install @openai/codex@$LR_CODEX_VERSION" ;;
+esac
+
+# ---------------------------------------------------------------- Claude Code
+
+dir=$(lr_npm_install @anthropic-ai/claude-code "$LR_CLAUDE_VERSION")
+case $? in
+0)
+	CL=
+	for c in "$dir"/node_modules/@anthropic-ai/claude-code-linux-*/claude \
+		"$dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe"; do
+		if [ -x "$c" ] && "$c" --version >/dev/null 2>&1; then CL=$c; break; fi
+	done
+	if [ -z "$CL" ]; then
+		not_ok "claude: a runnable native binary is in the npm package"
+	else
+		echo "# claude $("$CL" --version 2>/dev/null) at $CL"
+		out=$(run claude-code "$CL" --version 2>&1)
+		if [ $? = 0 ] && echo "$out" | grep -q 'Claude Code'; then ok "claude --version"; else
+			not_ok "claude --version" "$out"
+		fi
+		out=$(run claude-code "$CL" --help 2>&1)
+		if [ $? = 0 ] && echo "$out" | grep -q Usage; then ok "claude --help"; else
+			not_ok "claude --help" "$out"
+		fi
+		out=$(run claude-code "$CL" -p "say hi" 2>&1)
+		if grep -q '"/v1/messages' "$W/requests.jsonl"; then
+			ok "claude -p starts and reaches the model on the granted port"
+		else
+			not_ok "claude -p starts and reaches the model on the granted port" "$out"
+		fi
+	fi
+	;;
+2) skip "claude" "npm registry unreachable (@anthropic-ai/claude-code is not installed in $LR_CACHE)" ;;
+*) not_ok "claude: install @anthropic-ai/claude-code@$LR_CLAUDE_VERSION" ;;
+esac
+
+tap_end
