@@ -197,3 +197,34 @@ Test(config, settings_and_precedence, .init = setup)
 	cr_assert_str_eq(err.msg, "--config missing.conf: No such file or directory");
 	lr_policy_free(&p);
 }
+
+Test(config, ignore_missing_covers_its_own_source, .init = setup)
+{
+	struct lr_cli_error err;
+	struct lr_policy p;
+
+	write_file("inner.conf", "ro = /inner-a\nignore-missing = true\n");
+	write_file("a.conf", "ro = /outer-a\ninclude = ./inner.conf\nro = /outer-b\nmkdir = made,/abs\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/cli", "true"), LR_CLI_RUN,
+		     "%s", err.msg);
+	cr_assert_eq(p.n_grants, 4);
+	cr_expect(!p.grants[0].optional, "%s", p.grants[0].path);	/* outer file */
+	cr_expect(p.grants[1].optional, "%s", p.grants[1].path);	/* inner file */
+	cr_expect(!p.grants[2].optional, "%s", p.grants[2].path);	/* outer, after the include */
+	cr_expect(!p.grants[3].optional, "%s", p.grants[3].path);	/* command line */
+	cr_expect(!p.ignore_missing);
+	cr_assert_eq(p.n_mkdirs, 2);
+	cr_expect_eq(p.mkdirs[0][0], '/', "%s: relative to the file", p.mkdirs[0]);
+	cr_expect_str_eq(p.mkdirs[1], "/abs");
+	lr_policy_free(&p);
+
+	/* on the command line, it covers the command line's grants only */
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ignore-missing", "true", NULL),
+		     LR_CLI_RUN, "%s", err.msg);
+	cr_expect(!p.grants[0].optional);
+	cr_expect(p.ignore_missing);
+	lr_policy_free(&p);
+	cr_assert_eq(parse(&p, &err, "--ro", "/x", "--ignore-missing", "true", NULL), LR_CLI_RUN);
+	cr_expect(p.grants[0].optional);
+	lr_policy_free(&p);
+}
