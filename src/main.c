@@ -184,15 +184,11 @@ static void check_seccomp_witness(const struct lr_policy *policy, struct lr_plan
 static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		    const struct lr_fs_rules *rules)
 {
-	scmp_filter_ctx filter = NULL;
 	struct lr_witness witness;
 	char err[512];
 	int bad_fd = -1, r;
 
 	lr_landlock_witness_pick(plan, rules, &witness);
-	/* built while nothing is confined yet, loaded last */
-	if (plan->seccomp && !(filter = lr_seccomp_build(plan, err, sizeof(err))))
-		lr_die("%s", err);
 
 	if (lr_caps_privileged() && lr_caps_drop(err, sizeof(err)) < 0)
 		lr_die("%s", err);
@@ -215,9 +211,9 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 	if (r < 0)
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
 
-	if (filter) {
-		r = lr_seccomp_load(filter, err, sizeof(err));
-		seccomp_release(filter);
+	/* last: compiled at build time for this plan */
+	if (plan->seccomp) {
+		r = lr_seccomp_load_prebuilt(plan, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
 		check_seccomp_witness(policy, plan);

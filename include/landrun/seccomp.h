@@ -18,6 +18,42 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
 
+/*
+ * The filter reads six bits of the plan (plan->net and deny_subprocess), so
+ * there are at most 64 filters: lr-seccomp-gen compiles every one at build
+ * time.  lr_seccomp_key() names the one for a plan; lr_seccomp_key_plan()
+ * fills a plan with the bits of KEY (the generator's way back).
+ */
+#define LR_SECCOMP_KEYS 64
+
+static inline unsigned lr_seccomp_key(const struct lr_plan *plan)
+{
+	const struct lr_seccomp_net *n = &plan->net;
+
+	if (!n->restricted)
+		return plan->deny_subprocess ? 1u : 0u;
+	return 2u | (unsigned)n->tcp << 2 | (unsigned)n->listen << 3 | (unsigned)n->udp << 4 |
+	       (unsigned)n->unix_socket << 5 | (unsigned)plan->deny_subprocess;
+}
+
+static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
+{
+	plan->deny_subprocess = key & 1;
+	plan->net.restricted = key & 2;
+	plan->net.tcp = plan->net.restricted && (key & 4);
+	plan->net.listen = plan->net.restricted && (key & 8);
+	plan->net.udp = plan->net.restricted && (key & 16);
+	plan->net.unix_socket = plan->net.restricted && (key & 32);
+}
+
+struct sock_fprog;
+
+/* The filter compiled at build time for PLAN. */
+const struct sock_fprog *lr_seccomp_prebuilt(const struct lr_plan *plan);
+
+/* Load it (no_new_privs must be set).  0, or -errno with ERR. */
+int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errlen);
+
 /* After loading: 0 if a call the filter must deny is denied, -EPERM if not. */
 int lr_seccomp_witness_check(void);
 

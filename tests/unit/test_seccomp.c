@@ -1,2 +1,929 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seccomp filter, twice over: as text (libseccomp's pseudo filter code,
+ * for plans computed at several ABIs) and as behaviour (the filter loaded
+ * into the forked test process, then the calls it must deny and the calls it
+ * must let through).  Every denial has a positive control next to it: a
+ * filter that denies everything, or nothing, fails here.
+ *
+ * The pfc text looks like this (binary tree of syscall numbers, then per
+ * call the rules, most specific first):
+ *
+ *	  # filter for syscall "ioctl" (16) [priority: 65532]
+ *	  if ($syscall == 16)
+ *	    if ($a1.hi32 & 0x00000000 == 0)
+ *	      if ($a1.lo32 & 0xffffffff == 21522)
+ *	        action ERRNO(1);
+ *	...
+ *	# invalid architecture action
+ *	action KILL_PROCESS;
+ */
 #include <criterion/criterion.h>
-Test(placeholder, nothing) { cr_assert(1); }
+#include <criterion/logging.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landrun/features.h"
+#include "landrun/plan.h"
+#include "landrun/policy.h"
+#include "landrun/seccomp.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#endif
+#define HI_JUNK (1ULL << 32)
+
+/* The policy knobs that change the filter. */
+struct knobs {
+	int abi;
+	bool connect_tcp;	/* --connect-tcp 443 */
+	bool bind_tcp;		/* --bind-tcp 8080 */
+	bool unrestricted_net;
+	bool deny_subprocess;
+	bool unix_path;		/* one --unix grant */
+};
+
+static void plan_for(const struct knobs *k, struct lr_plan *plan)
+{
+	static struct lr_port_range connect = { 443, 443 }, bind = { 8080, 8080 };
+	struct lr_policy p;
+	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true };
+
+	lr_policy_init(&p);
+	if (k->connect_tcp) {
+		p.connect_tcp = &connect;
+		p.n_connect_tcp = 1;
+	}
+	if (k->bind_tcp) {
+		p.bind_tcp = &bind;
+		p.n_bind_tcp = 1;
+	}
+	p.unrestricted_net = k->unrestricted_net;
+	p.deny_subprocess = k->deny_subprocess;
+	p.n_unix_paths = k->unix_path;
+	lr_plan_compute(&p, &f, plan);
+	/* borrowed arrays: no lr_policy_free */
+}
+
+static scmp_filter_ctx build(const struct knobs *k)
+{
+	struct lr_plan plan;
+	char err[256] = "";
+	scmp_filter_ctx ctx;
+
+	plan_for(k, &plan);
+	cr_assert(plan.seccomp, "the plan at ABI %d has no seccomp filter", k->abi);
+	ctx = lr_seccomp_build(&plan, err, sizeof(err));
+	cr_assert_not_null(ctx, "lr_seccomp_build: %s", err);
+	return ctx;
+}
+
+/* Read back what an export wrote to FD; *LEN gets the size. */
+static char *slurp(int fd, size_t *len)
+{
+	struct stat st;
+	char *buf;
+
+	cr_assert_eq(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(pread(fd, buf, (size_t)st.st_size, 0), st.st_size);
+	buf[st.st_size] = '\0';
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static char *export_pfc(const struct knobs *k)
+{
+	scmp_filter_ctx ctx = build(k);
+	int fd = memfd_create("pfc", MFD_CLOEXEC);
+	size_t len;
+	char *text;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(seccomp_export_pfc(ctx, fd), 0);
+	text = slurp(fd, &len);
+	close(fd);
+	seccomp_release(ctx);
+	return text;
+}
+
+static size_t bpf_instructions(const struct knobs *k)
+{
+	scmp_filter_ctx ctx = build(k);
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	size_t len;
+	char *raw;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+	raw = slurp(fd, &len);
+	close(fd);
+	free(raw);
+	seccomp_release(ctx);
+	cr_assert_eq(len % 8, 0, "BPF export of %zu bytes", len);
+	return len / 8; /* struct sock_filter is 8 bytes */
+}
+
+static size_t indent(const char *line)
+{
+	return strspn(line, " ");
+}
+
+/*
+ * The rules for syscall NAME: the lines after its "# filter for syscall"
+ * comment that are indented deeper than it, as a new string (empty if the
+ * filter has no rule for it).
+ */
+static char *syscall_block(const char *pfc, const char *name)
+{
+	char head[96];
+	const char *h, *line, *end;
+	size_t base;
+	char *out;
+
+	snprintf(head, sizeof(head), "# filter for syscall \"%s\" (", name);
+	h = strstr(pfc, head);
+	if (!h)
+		return strdup("");
+	while (h > pfc && h[-1] == ' ')
+		h--;
+	base = indent(h);
+	line = strchr(h, '\n') + 1;	/* "if ($syscall == N)", same indent */
+	end = strchr(line, '\n') + 1;
+	while (*end && indent(end) > base)
+		end = strchr(end, '\n') + 1;
+	out = strndup(line, (size_t)(end - line));
+	cr_assert_not_null(out);
+	return out;
+}
+
+/* True if some line of BLOCK, trimmed, is COND and the next line, trimmed,
+ * is ACTION (ACTION NULL: any next line). */
+static bool has_rule(const char *block, const char *cond, const char *action)
+{
+	for (const char *l = block; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *t = l + indent(l), *next;
+		size_t n = strcspn(t, "\n");
+
+		if (n != strlen(cond) || strncmp(t, cond, n) != 0)
+			continue;
+		if (!action)
+			return true;
+		next = strchr(t, '\n');
+		if (!next)
+			return false;
+		next++;
+		next += indent(next);
+		if (strncmp(next, action, strlen(action)) == 0 &&
+		    (next[strlen(action)] == '\n' || next[strlen(action)] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+static unsigned count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* (a) the filter as text                                              */
+
+#define DEFAULT7 { .abi = 7 }
+#define DEFAULT9 { .abi = 9 }
+#define DEFAULT10 { .abi = 10 }
+#define CONNECT7 { .abi = 7, .connect_tcp = true }
+#define BIND7 { .abi = 7, .connect_tcp = true, .bind_tcp = true }
+#define ONLYBIND7 { .abi = 7, .bind_tcp = true }
+#define UNRESTRICTED7 { .abi = 7, .unrestricted_net = true }
+#define NOSUB7 { .abi = 7, .deny_subprocess = true }
+#define UNIXPATH7 { .abi = 7, .unix_path = true }
+
+#define FAM(v) "if ($a0.lo32 & 0xffffffff == " #v ")"
+#define A2(v) "if ($a2.lo32 & 0xffffffff == " #v ")"
+#define TYPE(v) "if ($a1.lo32 & 0x0000000f == " #v ")"
+#define ERR(e) "action ERRNO(" #e ");"
+#define PRESENT true
+#define ABSENT false
+
+struct pfc_case {
+	char what[64];
+	struct knobs k;
+	char syscall[24];
+	char cond[64];		/* a line of the pfc, trimmed */
+	char action[24];	/* the line after it; "" for any */
+	bool present;
+};
+
+static struct pfc_case pfc_cases[] = {
+	/* socket(): families, EAFNOSUPPORT */
+	{ "inet denied", DEFAULT7, "socket", FAM(2), ERR(97), PRESENT },
+	{ "inet6 denied", DEFAULT7, "socket", FAM(10), ERR(97), PRESENT },
+	{ "packet denied", DEFAULT7, "socket", FAM(17), ERR(97), PRESENT },
+	{ "unspec denied", DEFAULT7, "socket", FAM(0), ERR(97), PRESENT },
+	{ "family 63 denied", DEFAULT7, "socket", FAM(63), ERR(97), PRESENT },
+	{ "unix denied at 7", DEFAULT7, "socket", FAM(1), ERR(97), PRESENT },
+	{ "unix allowed at 9", DEFAULT9, "socket", FAM(1), "", ABSENT },
+	{ "unix allowed with --unix", UNIXPATH7, "socket", FAM(1), "", ABSENT },
+	{ "netlink family allowed", DEFAULT7, "socket", FAM(16) "", ERR(97), ABSENT },
+	{ "inet allowed with connect", CONNECT7, "socket", FAM(2), ERR(97), ABSENT },
+	{ "inet6 allowed with connect", CONNECT7, "socket", FAM(10), ERR(97), ABSENT },
+	{ "packet denied with connect", CONNECT7, "socket", FAM(17), ERR(97), PRESENT },
+	{ "inet allowed for udp at 10", DEFAULT10, "socket", FAM(2), ERR(97), ABSENT },
+	/* socket(): netlink protocols, EPROTONOSUPPORT */
+	{ "netlink usersock denied", DEFAULT7, "socket", A2(2), ERR(93), PRESENT },
+	{ "netlink audit denied", DEFAULT7, "socket", A2(9), ERR(93), PRESENT },
+	{ "netlink uevent denied", DEFAULT7, "socket", A2(15), ERR(93), PRESENT },
+	{ "netlink 31 denied", DEFAULT7, "socket", A2(31), ERR(93), PRESENT },
+	{ "netlink route allowed", DEFAULT7, "socket", A2(0), "", ABSENT },
+	/* socket(): IP types and protocols */
+	{ "tcp: raw type denied", CONNECT7, "socket", TYPE(3), ERR(93), PRESENT },
+	{ "tcp: dgram denied at 7", CONNECT7, "socket", TYPE(2), ERR(93), PRESENT },
+	{ "tcp: stream allowed", CONNECT7, "socket", TYPE(1), "", ABSENT },
+	{ "tcp: mptcp denied", CONNECT7, "socket", A2(262), ERR(93), PRESENT },
+	{ "tcp: sctp denied", CONNECT7, "socket", A2(132), ERR(93), PRESENT },
+	{ "tcp: smc denied", CONNECT7, "socket", A2(256), ERR(93), PRESENT },
+	{ "udp10: dgram allowed", DEFAULT10, "socket", TYPE(2), "", ABSENT },
+	{ "udp10: stream denied", DEFAULT10, "socket", TYPE(1), ERR(93), PRESENT },
+	{ "udp10: icmp denied", DEFAULT10, "socket", A2(1), ERR(93), PRESENT },
+	{ "udp10: udplite denied", DEFAULT10, "socket", A2(136), ERR(93), PRESENT },
+	/* socketpair() */
+	{ "pair: inet denied", DEFAULT7, "socketpair", FAM(2), ERR(97), PRESENT },
+	{ "pair: unix allowed", DEFAULT7, "socketpair", FAM(1), "", ABSENT },
+	{ "pair: dgram denied at 7", DEFAULT7, "socketpair", TYPE(2), ERR(93), PRESENT },
+	{ "pair: dgram allowed at 9", DEFAULT9, "socketpair", TYPE(2), "", ABSENT },
+	{ "pair: stream allowed at 7", DEFAULT7, "socketpair", TYPE(1), "", ABSENT },
+	/* SOCK_RAW on AF_UNIX is SOCK_DGRAM (af_unix.c unix_create) */
+	{ "pair: raw (=dgram) denied at 7", DEFAULT7, "socketpair", TYPE(3), ERR(93), PRESENT },
+	/* listen() */
+	{ "listen allowed by default", DEFAULT7, "listen", "if ($syscall == 50)", "", ABSENT },
+	{ "listen denied with connect", CONNECT7, "listen", "if ($syscall == 50)", ERR(1), PRESENT },
+	{ "listen allowed with bind", BIND7, "listen", "if ($syscall == 50)", "", ABSENT },
+	{ "listen allowed with only bind", ONLYBIND7, "listen", "if ($syscall == 50)", "", ABSENT },
+	/* unrestricted network: no socket rules at all */
+	{ "unrestricted: no socket", UNRESTRICTED7, "socket", "if ($syscall == 41)", "", ABSENT },
+	{ "unrestricted: no socketpair", UNRESTRICTED7, "socketpair", "if ($syscall == 53)", "",
+	  ABSENT },
+	{ "unrestricted: no listen", UNRESTRICTED7, "listen", "if ($syscall == 50)", "", ABSENT },
+	/* kernel surface */
+	{ "io_uring_setup ENOSYS", DEFAULT7, "io_uring_setup", "if ($syscall == 425)", ERR(38),
+	  PRESENT },
+	{ "io_uring_enter ENOSYS", DEFAULT7, "io_uring_enter", "if ($syscall == 426)", ERR(38),
+	  PRESENT },
+	{ "clone3 ENOSYS", DEFAULT7, "clone3", "if ($syscall == 435)", ERR(38), PRESENT },
+	{ "ptrace EPERM", DEFAULT7, "ptrace", "if ($syscall == 101)", ERR(1), PRESENT },
+	{ "unshare EPERM", DEFAULT7, "unshare", "if ($syscall == 272)", ERR(1), PRESENT },
+	{ "setns EPERM", DEFAULT7, "setns", "if ($syscall == 308)", ERR(1), PRESENT },
+	{ "mount EPERM", DEFAULT7, "mount", "if ($syscall == 165)", ERR(1), PRESENT },
+	{ "bpf EPERM", DEFAULT7, "bpf", "if ($syscall == 321)", ERR(1), PRESENT },
+	{ "keyctl EPERM", DEFAULT7, "keyctl", "if ($syscall == 250)", ERR(1), PRESENT },
+	{ "perf_event_open EPERM", DEFAULT7, "perf_event_open", "if ($syscall == 298)", ERR(1),
+	  PRESENT },
+	{ "kernel surface kept when unrestricted", UNRESTRICTED7, "ptrace", "if ($syscall == 101)",
+	  ERR(1), PRESENT },
+	/* ioctl: TIOCSTI, TIOCLINUX on the low 32 bits */
+	{ "ioctl TIOCSTI", DEFAULT7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21522)", ERR(1),
+	  PRESENT },
+	{ "ioctl TIOCLINUX", DEFAULT7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21532)", ERR(1),
+	  PRESENT },
+	/* clone: namespace flags */
+	{ "clone NEWNS", DEFAULT7, "clone", "if ($a0.lo32 & 0x00020000 == 131072)", ERR(1), PRESENT },
+	{ "clone NEWCGROUP", DEFAULT7, "clone", "if ($a0.lo32 & 0x02000000 == 33554432)", ERR(1),
+	  PRESENT },
+	{ "clone NEWUTS", DEFAULT7, "clone", "if ($a0.lo32 & 0x04000000 == 67108864)", ERR(1),
+	  PRESENT },
+	{ "clone NEWIPC", DEFAULT7, "clone", "if ($a0.lo32 & 0x08000000 == 134217728)", ERR(1),
+	  PRESENT },
+	{ "clone NEWUSER", DEFAULT7, "clone", "if ($a0.lo32 & 0x10000000 == 268435456)", ERR(1),
+	  PRESENT },
+	{ "clone NEWPID", DEFAULT7, "clone", "if ($a0.lo32 & 0x20000000 == 536870912)", ERR(1),
+	  PRESENT },
+	{ "clone NEWNET", DEFAULT7, "clone", "if ($a0.lo32 & 0x40000000 == 1073741824)", ERR(1),
+	  PRESENT },
+	/* --deny-subprocess */
+	{ "no fork by default", DEFAULT7, "fork", "if ($syscall == 57)", "", ABSENT },
+	{ "no vfork by default", DEFAULT7, "vfork", "if ($syscall == 58)", "", ABSENT },
+	{ "no thread check by default", DEFAULT7, "clone", "if ($a0.lo32 & 0x00010000 == 0)", "",
+	  ABSENT },
+	{ "deny fork", NOSUB7, "fork", "if ($syscall == 57)", ERR(1), PRESENT },
+	{ "deny vfork", NOSUB7, "vfork", "if ($syscall == 58)", ERR(1), PRESENT },
+	{ "deny clone without CLONE_THREAD", NOSUB7, "clone", "if ($a0.lo32 & 0x00010000 == 0)",
+	  ERR(1), PRESENT },
+	/* personality: the upper half */
+	{ "personality upper half", DEFAULT7, "personality", "if ($a0.hi32 > 0)", ERR(1), PRESENT },
+};
+
+ParameterizedTestParameters(seccomp_pfc, rules)
+{
+	return cr_make_param_array(struct pfc_case, pfc_cases, ARRAY_SIZE(pfc_cases));
+}
+
+ParameterizedTest(struct pfc_case *c, seccomp_pfc, rules)
+{
+	char *pfc = export_pfc(&c->k);
+	char *block = syscall_block(pfc, c->syscall);
+	bool found = has_rule(block, c->cond, c->action[0] ? c->action : NULL);
+
+	cr_expect_eq(found, c->present, "%s: %s \"%s\" / \"%s\" %s in:\n%s", c->what, c->syscall,
+		     c->cond, c->action, c->present ? "missing" : "present", block);
+	free(block);
+	free(pfc);
+}
+
+/* Denials on an argument the kernel reads as 32 bits must ignore the upper
+ * half (hi32 mask 0): junk there cannot slip a denied value through. */
+struct hi32_case {
+	char syscall[24];
+	char arg[4];
+	struct knobs k;
+};
+
+static struct hi32_case hi32_cases[] = {
+	{ "ioctl", "a1", DEFAULT7 },
+	{ "socket", "a0", DEFAULT7 },
+	{ "socket", "a0", CONNECT7 },
+	{ "socket", "a1", CONNECT7 },
+	{ "socket", "a2", CONNECT7 },
+	{ "socketpair", "a0", DEFAULT7 },
+	{ "socketpair", "a1", DEFAULT7 },
+	{ "clone", "a0", NOSUB7 },
+};
+
+ParameterizedTestParameters(seccomp_pfc, deny_ignores_upper_half)
+{
+	return cr_make_param_array(struct hi32_case, hi32_cases, ARRAY_SIZE(hi32_cases));
+}
+
+ParameterizedTest(struct hi32_case *c, seccomp_pfc, deny_ignores_upper_half)
+{
+	char *pfc = export_pfc(&c->k);
+	char *block = syscall_block(pfc, c->syscall);
+	char any[16], masked[48];
+
+	snprintf(any, sizeof(any), "$%s.hi32", c->arg);
+	snprintf(masked, sizeof(masked), "if ($%s.hi32 & 0x00000000 == 0)", c->arg);
+	cr_expect(has_rule(block, masked, NULL), "%s: no masked %s:\n%s", c->syscall, any, block);
+	/* and no other test of the upper half of that argument */
+	cr_expect_eq(count(block, any), count(block, masked), "%s: %s compared unmasked:\n%s",
+		     c->syscall, any, block);
+	free(block);
+	free(pfc);
+}
+
+Test(seccomp_pfc, bad_arch_kills_the_process)
+{
+	struct knobs ks[] = { DEFAULT7, UNRESTRICTED7, NOSUB7, BIND7 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ks); i++) {
+		char *pfc = export_pfc(&ks[i]);
+
+		cr_expect_not_null(strstr(pfc, "# invalid architecture action\naction KILL_PROCESS;\n"),
+				   "bad-arch action:\n%s", strstr(pfc, "# invalid") ?: pfc);
+		cr_expect_not_null(strstr(pfc, "# default action\n  action ALLOW;\n"));
+		free(pfc);
+	}
+}
+
+/* Only ERRNO actions are added; each socket errno is one of the two the
+ * kernel itself would give. */
+Test(seccomp_pfc, actions_are_the_expected_errnos)
+{
+	char *pfc = export_pfc(&(struct knobs)BIND7);
+	static const char *const blocks[] = { "socket", "socketpair" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++) {
+		char *b = syscall_block(pfc, blocks[i]);
+
+		cr_expect_gt(count(b, "action "), 0, "%s", blocks[i]);
+		cr_expect_eq(count(b, "action "), count(b, ERR(97)) + count(b, ERR(93)),
+			     "%s has other actions:\n%s", blocks[i], b);
+		free(b);
+	}
+	free(pfc);
+}
+
+/* The personality rules, one by one: every value but 0 and 0xffffffff is
+ * caught by one of 31 "lowest clear bit is b" and 31 "lowest set bit is b"
+ * rules (b = 1..31), plus the upper half. */
+Test(seccomp_pfc, personality_decomposition)
+{
+	char *pfc = export_pfc(&(struct knobs)DEFAULT7);
+	char *b = syscall_block(pfc, "personality");
+	char cond[80];
+
+	for (unsigned bit = 1; bit < 32; bit++) {
+		uint32_t mask = (uint32_t)((1ULL << (bit + 1)) - 1);
+
+		snprintf(cond, sizeof(cond), "if ($a0.lo32 & 0x%08x == %u)", mask, mask >> 1);
+		cr_expect(has_rule(b, cond, ERR(1)), "missing %s", cond);
+		snprintf(cond, sizeof(cond), "if ($a0.lo32 & 0x%08x == %u)", mask, 1U << bit);
+		cr_expect(has_rule(b, cond, ERR(1)), "missing %s", cond);
+	}
+	/* allowed values are matched on all 64 bits */
+	cr_expect(has_rule(b, "if ($a0.hi32 & 0xffffffff == 0)", NULL), "%s", b);
+	cr_expect_eq(count(b, "action "), count(b, ERR(1)), "%s", b);
+	/* 62 masked rules, and the upper-half rule as two jumps */
+	cr_expect_eq(count(b, ERR(1)), 64, "%s", b);
+	free(b);
+	free(pfc);
+}
+
+struct size_case {
+	char what[32];
+	struct knobs k;
+};
+
+static struct size_case size_cases[] = {
+	{ "default, ABI 7", DEFAULT7 },
+	{ "default, ABI 10", DEFAULT10 },
+	{ "connect+bind, deny-subprocess", { .abi = 4, .connect_tcp = true, .bind_tcp = true,
+					     .deny_subprocess = true } },
+	{ "tcp and udp, ABI 10", { .abi = 10, .connect_tcp = true } },
+	{ "unrestricted network", UNRESTRICTED7 },
+};
+
+ParameterizedTestParameters(seccomp_bpf, size)
+{
+	return cr_make_param_array(struct size_case, size_cases, ARRAY_SIZE(size_cases));
+}
+
+ParameterizedTest(struct size_case *c, seccomp_bpf, size)
+{
+	size_t n = bpf_instructions(&c->k);
+
+	cr_log_info("seccomp filter (%s): %zu BPF instructions\n", c->what, n);
+	/* BPF_MAXINSNS is 4096; leave room to grow */
+	cr_expect_lt(n, 2048, "%s: %zu instructions", c->what, n);
+	cr_expect_gt(n, 50, "%s: %zu instructions, suspiciously few", c->what, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* (b) the filter loaded into this (forked) test process               */
+
+static void load(const struct knobs *k)
+{
+	scmp_filter_ctx ctx = build(k);
+	char err[256] = "";
+
+	cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	cr_assert_eq(lr_seccomp_load(ctx, err, sizeof(err)), 0, "%s", err);
+	seccomp_release(ctx);
+}
+
+/* errno of a raw call: 0 on success (and any fd it returned is closed) */
+static int try(long r)
+{
+	int e = errno;
+
+	if (r < 0)
+		return e;
+	return 0;
+}
+
+enum op {
+	OP_SOCKET,		/* socket(a, b, c), raw, 64-bit arguments */
+	OP_SOCKETPAIR,		/* socketpair(a, b, c) */
+	OP_PAIR_TYPE,		/* socketpair(a, b, c), then SO_TYPE: the result is its type */
+	OP_LISTEN,		/* listen() on socket(a, b, c) */
+	OP_IOCTL_PIPE,		/* ioctl(pipe, a, &int) */
+	OP_UNSHARE,		/* unshare(a) */
+	OP_CLONE,		/* clone(a | SIGCHLD) as fork */
+	OP_CLONE3,
+	OP_IO_URING_SETUP,
+	OP_MOUNT,
+	OP_PTRACE_TRACEME,
+	OP_BPF,
+	OP_KEYCTL,
+	OP_FORK,
+	OP_VFORK,
+	OP_THREAD,		/* pthread_create */
+};
+
+struct run_case {
+	char what[48];
+	struct knobs k;
+	enum op op;
+	uint64_t a, b, c;
+	int expect;		/* errno, 0 for success */
+};
+
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
+
+static int run_op(const struct run_case *c)
+{
+	long r;
+	int fds[2], type = -1, n = 0;
+	socklen_t tl = sizeof(type);
+	pid_t pid;
+
+	switch (c->op) {
+	case OP_SOCKET:
+		r = syscall(SYS_socket, c->a, c->b, c->c);
+		if (r >= 0)
+			close((int)r);
+		return try(r);
+	case OP_SOCKETPAIR:
+		r = syscall(SYS_socketpair, c->a, c->b, c->c, fds);
+		if (r == 0) {
+			close(fds[0]);
+			close(fds[1]);
+		}
+		return try(r);
+	case OP_PAIR_TYPE:
+		r = syscall(SYS_socketpair, c->a, c->b, c->c, fds);
+		if (r < 0)
+			return -errno;
+		cr_assert_eq(getsockopt(fds[0], SOL_SOCKET, SO_TYPE, &type, &tl), 0);
+		close(fds[0]);
+		close(fds[1]);
+		return type;
+	case OP_LISTEN:
+		r = syscall(SYS_socket, c->a, c->b, c->c);
+		cr_assert_geq(r, 0, "socket for listen: %s", strerror(errno));
+		n = try(listen((int)r, 1));
+		close((int)r);
+		return n;
+	case OP_IOCTL_PIPE:
+		cr_assert_eq(pipe(fds), 0);
+		r = syscall(SYS_ioctl, fds[0], c->a, &n);
+		close(fds[0]);
+		close(fds[1]);
+		return try(r);
+	case OP_UNSHARE:
+		return try(syscall(SYS_unshare, c->a));
+	case OP_CLONE:
+		r = syscall(SYS_clone, c->a | SIGCHLD, 0, 0, 0, 0);
+		if (r == 0)
+			_exit(0);
+		if (r > 0)
+			waitpid((pid_t)r, NULL, 0);
+		return try(r);
+	case OP_CLONE3:
+		return try(syscall(SYS_clone3, NULL, 0));
+	case OP_IO_URING_SETUP:
+		return try(syscall(SYS_io_uring_setup, 1, NULL));
+	case OP_MOUNT:
+		return try(syscall(SYS_mount, "none", "/nonexistent-landrun", "tmpfs", 0, NULL));
+	case OP_PTRACE_TRACEME:
+		return try(syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0));
+	case OP_BPF:
+		return try(syscall(SYS_bpf, -1, NULL, 0));
+	case OP_KEYCTL:
+		return try(syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0));
+	case OP_FORK:
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return try(pid);
+	case OP_VFORK:
+		pid = vfork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return try(pid);
+	case OP_THREAD: {
+		pthread_t t;
+		void *ret = NULL;
+
+		n = pthread_create(&t, NULL, thread_fn, (void *)c);
+		if (n == 0) {
+			cr_assert_eq(pthread_join(t, &ret), 0);
+			cr_assert_eq(ret, (void *)c);
+		}
+		return n;
+	}
+	}
+	cr_assert_fail("unknown op %d", c->op);
+	return -1;
+}
+
+#define NL_ROUTE NETLINK_ROUTE
+
+static struct run_case run_cases[] = {
+	/* socket families */
+	{ "inet stream, default", DEFAULT7, OP_SOCKET, AF_INET, SOCK_STREAM, 0, EAFNOSUPPORT },
+	{ "inet6 stream, default", DEFAULT7, OP_SOCKET, AF_INET6, SOCK_STREAM, 0, EAFNOSUPPORT },
+	{ "inet stream, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_STREAM, 0, 0 },
+	{ "inet stream|cloexec, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+	  0, 0 },
+	{ "inet tcp, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_STREAM, IPPROTO_TCP, 0 },
+	{ "inet6 stream, connect", CONNECT7, OP_SOCKET, AF_INET6, SOCK_STREAM, 0, 0 },
+	{ "inet stream, unrestricted", UNRESTRICTED7, OP_SOCKET, AF_INET, SOCK_STREAM, 0, 0 },
+	{ "inet dgram, unrestricted", UNRESTRICTED7, OP_SOCKET, AF_INET, SOCK_DGRAM, 0, 0 },
+	{ "inet mptcp, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_STREAM, IPPROTO_MPTCP,
+	  EPROTONOSUPPORT },
+	{ "inet mptcp|junk, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_STREAM,
+	  HI_JUNK | IPPROTO_MPTCP, EPROTONOSUPPORT },
+	{ "inet6 mptcp, connect", CONNECT7, OP_SOCKET, AF_INET6, SOCK_STREAM, IPPROTO_MPTCP,
+	  EPROTONOSUPPORT },
+	{ "inet dgram, connect at 7", CONNECT7, OP_SOCKET, AF_INET, SOCK_DGRAM, 0, EPROTONOSUPPORT },
+	{ "inet raw, connect", CONNECT7, OP_SOCKET, AF_INET, SOCK_RAW, IPPROTO_ICMP,
+	  EPROTONOSUPPORT },
+	{ "inet dgram, ABI 10", DEFAULT10, OP_SOCKET, AF_INET, SOCK_DGRAM, 0, 0 },
+	{ "inet ping, ABI 10", DEFAULT10, OP_SOCKET, AF_INET, SOCK_DGRAM, IPPROTO_ICMP,
+	  EPROTONOSUPPORT },
+	{ "inet stream, ABI 10", DEFAULT10, OP_SOCKET, AF_INET, SOCK_STREAM, 0, EPROTONOSUPPORT },
+	{ "inet|junk stream, default", DEFAULT7, OP_SOCKET, HI_JUNK | AF_INET, SOCK_STREAM, 0,
+	  EAFNOSUPPORT },
+	{ "packet|junk, default", DEFAULT7, OP_SOCKET, HI_JUNK | AF_PACKET, SOCK_RAW, 0,
+	  EAFNOSUPPORT },
+	{ "inet|junk, connect", CONNECT7, OP_SOCKET, HI_JUNK | AF_INET, SOCK_STREAM, 0, 0 },
+	{ "packet, connect", CONNECT7, OP_SOCKET, AF_PACKET, SOCK_RAW, 0, EAFNOSUPPORT },
+	{ "unix stream, ABI 7", DEFAULT7, OP_SOCKET, AF_UNIX, SOCK_STREAM, 0, EAFNOSUPPORT },
+	{ "unix stream, ABI 9", DEFAULT9, OP_SOCKET, AF_UNIX, SOCK_STREAM, 0, 0 },
+	{ "unix stream, --unix at 7", UNIXPATH7, OP_SOCKET, AF_UNIX, SOCK_STREAM, 0, 0 },
+	{ "netlink route", DEFAULT7, OP_SOCKET, AF_NETLINK, SOCK_RAW, NL_ROUTE, 0 },
+	{ "netlink audit", DEFAULT7, OP_SOCKET, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT,
+	  EPROTONOSUPPORT },
+	{ "netlink uevent|junk", DEFAULT7, OP_SOCKET, AF_NETLINK, SOCK_RAW,
+	  HI_JUNK | NETLINK_KOBJECT_UEVENT, EPROTONOSUPPORT },
+	/* socketpair */
+	{ "pair unix stream, 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX, SOCK_STREAM, 0, 0 },
+	{ "pair unix seqpacket, 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX, SOCK_SEQPACKET, 0, 0 },
+	{ "pair unix dgram, 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX, SOCK_DGRAM, 0, EPROTONOSUPPORT },
+	{ "pair unix dgram|cloexec, 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX,
+	  SOCK_DGRAM | SOCK_CLOEXEC, 0, EPROTONOSUPPORT },
+	{ "pair unix dgram|junk, 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX, HI_JUNK | SOCK_DGRAM, 0,
+	  EPROTONOSUPPORT },
+	/* the kernel turns SOCK_RAW on AF_UNIX into SOCK_DGRAM */
+	{ "pair unix raw (=dgram), 7", DEFAULT7, OP_SOCKETPAIR, AF_UNIX, SOCK_RAW, 0,
+	  EPROTONOSUPPORT },
+	{ "pair unix dgram, 9", DEFAULT9, OP_SOCKETPAIR, AF_UNIX, SOCK_DGRAM, 0, 0 },
+	{ "pair inet, default", DEFAULT7, OP_SOCKETPAIR, AF_INET, SOCK_STREAM, 0, EAFNOSUPPORT },
+	/* listen: unbound unix socket, EINVAL from the kernel, not EPERM */
+	{ "listen, default", DEFAULT9, OP_LISTEN, AF_UNIX, SOCK_STREAM, 0, EINVAL },
+	{ "listen, connect", CONNECT7, OP_LISTEN, AF_INET, SOCK_STREAM, 0, EPERM },
+	{ "listen, connect+bind", BIND7, OP_LISTEN, AF_INET, SOCK_STREAM, 0, 0 },
+	/* ioctl on a pipe: ENOTTY from the kernel when allowed */
+	{ "ioctl FIONREAD", DEFAULT7, OP_IOCTL_PIPE, FIONREAD, 0, 0, 0 },
+	{ "ioctl TIOCGWINSZ", DEFAULT7, OP_IOCTL_PIPE, TIOCGWINSZ, 0, 0, ENOTTY },
+	{ "ioctl TIOCSTI", DEFAULT7, OP_IOCTL_PIPE, TIOCSTI, 0, 0, EPERM },
+	{ "ioctl TIOCSTI|junk", DEFAULT7, OP_IOCTL_PIPE, HI_JUNK | TIOCSTI, 0, 0, EPERM },
+	{ "ioctl TIOCLINUX", DEFAULT7, OP_IOCTL_PIPE, TIOCLINUX, 0, 0, EPERM },
+	{ "ioctl TIOCLINUX|junk", DEFAULT7, OP_IOCTL_PIPE, (0xdeadULL << 32) | TIOCLINUX, 0, 0,
+	  EPERM },
+	/* the kernel surface */
+	{ "unshare(0)", DEFAULT7, OP_UNSHARE, 0, 0, 0, EPERM },
+	{ "unshare(NEWUSER)", DEFAULT7, OP_UNSHARE, CLONE_NEWUSER, 0, 0, EPERM },
+	{ "clone3", DEFAULT7, OP_CLONE3, 0, 0, 0, ENOSYS },
+	{ "io_uring_setup", DEFAULT7, OP_IO_URING_SETUP, 0, 0, 0, ENOSYS },
+	{ "mount", DEFAULT7, OP_MOUNT, 0, 0, 0, EPERM },
+	{ "ptrace(TRACEME)", DEFAULT7, OP_PTRACE_TRACEME, 0, 0, 0, EPERM },
+	{ "bpf", DEFAULT7, OP_BPF, 0, 0, 0, EPERM },
+	{ "keyctl", DEFAULT7, OP_KEYCTL, 0, 0, 0, EPERM },
+	{ "clone plain", DEFAULT7, OP_CLONE, 0, 0, 0, 0 },
+	{ "clone NEWUSER", DEFAULT7, OP_CLONE, CLONE_NEWUSER, 0, 0, EPERM },
+	{ "clone NEWNET|junk", DEFAULT7, OP_CLONE, HI_JUNK | CLONE_NEWNET, 0, 0, EPERM },
+	{ "clone NEWNS", DEFAULT7, OP_CLONE, CLONE_NEWNS, 0, 0, EPERM },
+	/* --deny-subprocess */
+	{ "fork, default", DEFAULT7, OP_FORK, 0, 0, 0, 0 },
+	{ "vfork, default", DEFAULT7, OP_VFORK, 0, 0, 0, 0 },
+	{ "thread, default", DEFAULT7, OP_THREAD, 0, 0, 0, 0 },
+	{ "fork, deny-subprocess", NOSUB7, OP_FORK, 0, 0, 0, EPERM },
+	{ "vfork, deny-subprocess", NOSUB7, OP_VFORK, 0, 0, 0, EPERM },
+	{ "clone, deny-subprocess", NOSUB7, OP_CLONE, 0, 0, 0, EPERM },
+	{ "thread, deny-subprocess", NOSUB7, OP_THREAD, 0, 0, 0, 0 },
+};
+
+ParameterizedTestParameters(seccomp_run, calls)
+{
+	return cr_make_param_array(struct run_case, run_cases, ARRAY_SIZE(run_cases));
+}
+
+ParameterizedTest(struct run_case *c, seccomp_run, calls)
+{
+	int got;
+
+	load(&c->k);
+	got = run_op(c);
+	cr_expect_eq(got, c->expect, "%s: got %d (%s), want %d (%s)", c->what, got,
+		     got > 0 ? strerror(got) : "ok", c->expect, strerror(c->expect));
+}
+
+/* What the kernel does with SOCK_RAW on AF_UNIX, without a filter: the
+ * reason the socketpair rule must cover it. */
+Test(seccomp_run, unix_raw_pair_is_dgram_without_filter)
+{
+	struct run_case c = { .op = OP_PAIR_TYPE, .a = AF_UNIX, .b = SOCK_RAW };
+
+	cr_expect_eq(run_op(&c), SOCK_DGRAM);
+}
+
+/* Controls: without a filter the calls above are not what denies them. */
+Test(seccomp_run, controls_without_filter)
+{
+	struct run_case c = { .op = OP_CLONE3 };
+
+	cr_expect_neq(run_op(&c), ENOSYS, "clone3 is ENOSYS without a filter");
+	c.op = OP_IO_URING_SETUP;
+	cr_expect_neq(run_op(&c), ENOSYS, "io_uring_setup is ENOSYS without a filter");
+	c = (struct run_case){ .op = OP_IOCTL_PIPE, .a = TIOCSTI };
+	cr_expect_eq(run_op(&c), ENOTTY);
+	c = (struct run_case){ .op = OP_SOCKET, .a = AF_INET, .b = SOCK_STREAM };
+	cr_expect_eq(run_op(&c), 0);
+	c = (struct run_case){ .op = OP_SOCKETPAIR, .a = AF_UNIX, .b = SOCK_DGRAM };
+	cr_expect_eq(run_op(&c), 0);
+}
+
+static long personality_raw(uint64_t v)
+{
+	return syscall(SYS_personality, v);
+}
+
+/* Every single bit, every all-ones-but-one-bit, both allowed values, and
+ * the upper half: the 63-rule decomposition has no gap. */
+Test(seccomp_run, personality)
+{
+	uint64_t denied[2 + 64 + 4];
+	size_t n = 0;
+	long r;
+
+	load(&(struct knobs)DEFAULT7);
+	for (unsigned b = 0; b < 32; b++) {
+		denied[n++] = 1ULL << b;
+		denied[n++] = 0xffffffffULL & ~(1ULL << b);
+	}
+	denied[n++] = 0x0040000;
+	denied[n++] = 0xfffffffe;
+	denied[n++] = HI_JUNK;
+	denied[n++] = HI_JUNK | 0xffffffff;
+	denied[n++] = ~0ULL;
+	denied[n++] = 0x123456;
+	for (size_t i = 0; i < n; i++) {
+		errno = 0;
+		r = personality_raw(denied[i]);
+		cr_expect(r == -1 && errno == EPERM, "personality(%#llx) = %ld, errno %d",
+			  (unsigned long long)denied[i], r, errno);
+	}
+	errno = 0;
+	r = personality_raw(0xffffffff);
+	cr_expect_geq(r, 0, "personality(0xffffffff): %s", strerror(errno));
+	r = personality_raw(0);
+	cr_expect_geq(r, 0, "personality(0): %s", strerror(errno));
+	cr_expect_eq(personality_raw(0xffffffff), 0, "personality is not PER_LINUX");
+}
+
+Test(seccomp_run, witness)
+{
+	cr_expect_eq(lr_seccomp_witness_check(), -EPERM, "the witness sees a filter before load");
+	load(&(struct knobs)DEFAULT7);
+	cr_expect_eq(lr_seccomp_witness_check(), 0);
+}
+
+Test(seccomp_run, witness_fresh_fork_without_filter)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(lr_seccomp_witness_check() == -EPERM ? 0 : 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
+/*
+ * A call through another ABI kills the whole process with SIGSYS, not only
+ * the calling thread: the call is made in a child with a second thread,
+ * which would otherwise live on and exit with 42.
+ */
+enum foreign { FOREIGN_I386, FOREIGN_X32 };
+
+static void *linger(void *arg)
+{
+	(void)arg;
+	sleep(3);
+	_exit(42);
+}
+
+static void foreign_call(enum foreign how)
+{
+	pthread_t t;
+	long r = 0;
+
+	if (pthread_create(&t, NULL, linger, NULL) != 0)
+		_exit(43);
+	if (how == FOREIGN_I386) /* i386 getpid (20) through int 0x80 */
+		__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+	else /* x32: the syscall number with bit 30 */
+		r = syscall(0x40000000L | SYS_getpid);
+	(void)r;
+	_exit(44);
+}
+
+struct foreign_case {
+	char what[16];
+	enum foreign how;
+};
+
+static struct foreign_case foreign_cases[] = {
+	{ "int 0x80", FOREIGN_I386 },
+	{ "x32", FOREIGN_X32 },
+};
+
+ParameterizedTestParameters(seccomp_run, foreign_abi_kills_the_process)
+{
+	return cr_make_param_array(struct foreign_case, foreign_cases, ARRAY_SIZE(foreign_cases));
+}
+
+ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_process,
+		  .timeout = 20)
+{
+	pid_t pid;
+	int st;
+
+	load(&(struct knobs)DEFAULT7);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		foreign_call(c->how);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+		  "%s: child %s %d, not killed by SIGSYS", c->what,
+		  WIFSIGNALED(st) ? "killed by signal" : "exited with", WIFSIGNALED(st) ?
+		  WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+/*
+ * landrun loads the filters lr-seccomp-gen compiled at build time.  For plans
+ * the planner really makes, across every ABI and network policy, the prebuilt
+ * filter must be byte for byte what libseccomp builds from the plan now: a
+ * plan field that the filter reads but the key does not carry fails here.
+ */
+Test(seccomp_prebuilt, equals_a_fresh_build)
+{
+	for (int abi = 0; abi <= 11; abi++) {
+		for (unsigned bits = 0; bits < 32; bits++) {
+			struct knobs k = {
+				.abi = abi,
+				.connect_tcp = bits & 1,
+				.bind_tcp = bits & 2,
+				.unrestricted_net = bits & 4,
+				.deny_subprocess = bits & 8,
+				.unix_path = bits & 16,
+			};
+			const struct sock_fprog *pre;
+			struct lr_plan plan;
+			scmp_filter_ctx ctx;
+			int fd = memfd_create("bpf", MFD_CLOEXEC);
+			size_t len;
+			char *raw;
+
+			if (k.unrestricted_net && (k.connect_tcp || k.bind_tcp || k.unix_path))
+				continue; /* the CLI refuses these */
+			plan_for(&k, &plan);
+			ctx = build(&k);
+			cr_assert_geq(fd, 0);
+			cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+			raw = slurp(fd, &len);
+			close(fd);
+			seccomp_release(ctx);
+			pre = lr_seccomp_prebuilt(&plan);
+			cr_expect_eq(pre->len * sizeof(*pre->filter), len,
+				     "ABI %d, knobs %#x: prebuilt %u instructions, fresh %zu", abi, bits,
+				     pre->len, len / 8);
+			cr_expect(len == pre->len * sizeof(*pre->filter) &&
+					  memcmp(raw, pre->filter, len) == 0,
+				  "ABI %d, knobs %#x: the prebuilt filter differs", abi, bits);
+			free(raw);
+		}
+	}
+}
