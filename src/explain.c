@@ -153,7 +153,6 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
 	struct utsname u;
-	char buf[512];
 
 	if (uname(&u) < 0)
 		strcpy(u.release, "?");
@@ -196,12 +195,25 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		json_str(out, r->grant->path);
 		fprintf(out, ",\"resolved\":");
 		json_str(out, r->realpath);
-		fprintf(out, ",\"rights\":");
-		json_str(out, lr_explain_fs_rights(r->rights, buf, sizeof(buf)));
-		fputc('}', out);
+		fprintf(out, ",\"rights\":[");
+		for (size_t b = 0, n = 0; b < sizeof(fs_right_names) / sizeof(*fs_right_names); b++) {
+			if (!(r->rights & (1ULL << b)))
+				continue;
+			fputs(n++ ? "," : "", out);
+			json_str(out, fs_right_names[b]);
+		}
+		fprintf(out, "],\"optional\":%s}", r->grant->optional ? "true" : "false");
 	}
-	fprintf(out, "],\"network\":{\"unrestricted\":%s,\"connect_tcp\":[",
-		in->policy->unrestricted_net ? "true" : "false");
+	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s},\"process\":{\"deny_subprocess\":%s,"
+		     "\"keep_fds\":[",
+		in->policy->unrestricted_fs ? "true" : "false",
+		in->policy->deny_subprocess ? "true" : "false");
+	for (size_t i = 0; i < in->policy->n_keep_fds; i++)
+		fprintf(out, "%s%d", i ? "," : "", in->policy->keep_fds[i]);
+	fprintf(out, "]},\"network\":{\"unrestricted\":%s,\"unrestricted_scoped\":%s,"
+		     "\"connect_tcp\":[",
+		in->policy->unrestricted_net ? "true" : "false",
+		in->policy->unrestricted_scoped ? "true" : "false");
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
 	fprintf(out, "],\"bind_tcp\":[");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
