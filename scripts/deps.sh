@@ -32,8 +32,15 @@ lr_install_deps() {
 lr_build() {
 	local src=$1 build=$2
 	shift 2
-	if [ ! -f "$build/build.ninja" ]; then
-		meson setup "$build" "$src" "$@" >/dev/null
+	local log
+	log=$(mktemp)
+	if { [ -f "$build/build.ninja" ] || meson setup "$build" "$src" "$@"; } >"$log" 2>&1 &&
+		meson compile -C "$build" >>"$log" 2>&1; then
+		rm -f "$log"
+		return 0
 	fi
-	meson compile -C "$build" >/dev/null
+	tail -40 "$log" >&2
+	rm -f "$log"
+	echo "landrun: building in $build failed" >&2
+	return 1
 }

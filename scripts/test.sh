@@ -8,16 +8,27 @@ cd "$(dirname "$0")/.."
 lr_install_deps
 
 status=0
-lr_build . build
-meson test -C build --print-errorlogs || status=1
+logs=()
+build_failures=0
+if lr_build . build; then
+	meson test -C build --print-errorlogs || status=1
+	logs+=(build/meson-logs/testlog.json)
+else
+	status=1 build_failures=$((build_failures + 1))
+fi
+if lr_build . build-asan -Db_sanitize=address,undefined -Db_lundef=false; then
+	meson test -C build-asan --suite unit --print-errorlogs || status=1
+	logs+=(build-asan/meson-logs/testlog.json)
+else
+	status=1 build_failures=$((build_failures + 1))
+fi
 
-lr_build . build-asan -Db_sanitize=address,undefined -Db_lundef=false
-meson test -C build-asan --suite unit --print-errorlogs || status=1
-
-# one closing line over both runs, counting every registered test
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
-import json, sys
-passed = failed = skipped = 0
+# one closing line over both runs, counting every registered test (and a
+# build that failed as one failure)
+BUILD_FAILURES=$build_failures python3 - "${logs[@]}" <<'PY'
+import json, os, sys
+passed = skipped = 0
+failed = int(os.environ["BUILD_FAILURES"])
 for path in sys.argv[1:]:
     for line in open(path):
         result = json.loads(line)["result"]
@@ -29,4 +40,5 @@ for path in sys.argv[1:]:
             failed += 1
 print(f"landrun: {passed} passed, {failed} failed, {skipped} skipped")
 PY
+[ $status = 0 ] || echo "landrun: a build or a test failed (see above)"
 exit $status

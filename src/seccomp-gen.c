@@ -80,5 +80,7 @@ int main(int argc, char **argv)
 		fprintf(out, "\t{ %zu, (struct sock_filter *)lr_bpf_%u },\n",
 			lens[same[k]] / sizeof(struct sock_filter), same[k]);
 	fprintf(out, "};\n");
+	for (unsigned k = 0; k < LR_SECCOMP_KEYS; k++)
+		free(bufs[k]);
 	return fclose(out) == 0 ? 0 : 1;
 }
