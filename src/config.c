@@ -14,28 +14,6 @@
 
 /* ---------------------------------------------------------------- expansion */
 
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *grown = realloc(b->s, cap);
-
-		if (!grown)
-			return -ENOMEM;
-		b->s = grown;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
 static int expand_error(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -54,7 +32,7 @@ static int expand_error(char *err, size_t errlen, const char *fmt, ...)
  * when IN_DEFAULT (consumed).  Appends to OUT unless SKIP (an unused default
  * is still parsed, so that its errors show, but not evaluated).
  */
-static int expand_part(const char **p, bool in_default, bool skip, struct buf *out, char *err,
+static int expand_part(const char **p, bool in_default, bool skip, struct lr_buf *out, char *err,
 		       size_t errlen)
 {
 	bool item_start = true;
@@ -73,7 +51,7 @@ static int expand_part(const char **p, bool in_default, bool skip, struct buf *o
 
 			if (!home || !*home)
 				return expand_error(err, errlen, "~ needs HOME, which is not set");
-			r = skip ? 0 : buf_add(out, home, strlen(home));
+			r = skip ? 0 : lr_buf_add(out, home, strlen(home));
 			(*p)++;
 		} else if (c[0] == '$' && c[1] == '{') {
 			const char *name = c + 2, *end = name;
@@ -95,13 +73,13 @@ static int expand_part(const char **p, bool in_default, bool skip, struct buf *o
 							    "${%s} is not set (give a default: ${%s:-...})",
 							    var, var);
 				*p = end + 1;
-				r = skip ? 0 : buf_add(out, value, strlen(value));
+				r = skip ? 0 : lr_buf_add(out, value, strlen(value));
 			} else if (end[0] == ':' && end[1] == '-') {
 				bool use_default = !value || !*value;
 
 				*p = end + 2;
 				if (!skip && !use_default)
-					r = buf_add(out, value, strlen(value));
+					r = lr_buf_add(out, value, strlen(value));
 				if (r == 0)
 					r = expand_part(p, true, skip || !use_default, out, err, errlen);
 			} else {
@@ -110,7 +88,7 @@ static int expand_part(const char **p, bool in_default, bool skip, struct buf *o
 			item_start = false;
 			continue;
 		} else {
-			r = skip ? 0 : buf_add(out, c, 1);
+			r = skip ? 0 : lr_buf_add(out, c, 1);
 			(*p)++;
 		}
 		item_start = *c == ',';
@@ -122,11 +100,11 @@ static int expand_part(const char **p, bool in_default, bool skip, struct buf *o
 
 int lr_config_expand(const char *in, char **out, char *err, size_t errlen)
 {
-	struct buf b = { 0 };
+	struct lr_buf b = { 0 };
 	const char *p = in;
 	int r;
 
-	r = buf_add(&b, "", 0);
+	r = lr_buf_add(&b, "", 0);
 	if (r == 0)
 		r = expand_part(&p, false, false, &b, err, errlen);
 	if (r < 0) {
@@ -169,22 +147,22 @@ static bool is_path_setting(const char *name)
 
 static int absolutize(const char *dir, const char *list, char **out)
 {
-	struct buf b = { 0 };
+	struct lr_buf b = { 0 };
 	const char *item = list;
-	int r = buf_add(&b, "", 0);
+	int r = lr_buf_add(&b, "", 0);
 
 	while (r == 0) {
 		const char *end = strchrnul(item, ',');
 
 		if (item != list)
-			r = buf_add(&b, ",", 1);
+			r = lr_buf_add(&b, ",", 1);
 		if (r == 0 && *item != '/' && end != item) {
-			r = buf_add(&b, dir, strlen(dir));
+			r = lr_buf_add(&b, dir, strlen(dir));
 			if (r == 0)
-				r = buf_add(&b, "/", 1);
+				r = lr_buf_add(&b, "/", 1);
 		}
 		if (r == 0)
-			r = buf_add(&b, item, (size_t)(end - item));
+			r = lr_buf_add(&b, item, (size_t)(end - item));
 		if (!*end)
 			break;
 		item = end + 1;

@@ -442,30 +442,6 @@ static int load_info(struct elf_ctx *c, const char *path, struct elf_info *info)
 	return ret;
 }
 
-struct strbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static int sb_add(struct strbuf *b, const char *s, size_t len)
-{
-	if (len >= SIZE_MAX / 2 - b->n)
-		return -ENOMEM;
-	if (b->n + len + 1 > b->cap) {
-		size_t cap = (b->n + len + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-	return 0;
-}
-
 /*
  * Expand $ORIGIN, $LIB, $PLATFORM (also in ${} form) in the search path
  * element S[0..LEN).  *RES is NULL when the element must be dropped ($ORIGIN
@@ -473,7 +449,7 @@ static int sb_add(struct strbuf *b, const char *s, size_t len)
  */
 static int expand_dst(const char *s, size_t len, const char *origin, char **res)
 {
-	struct strbuf b = { 0 };
+	struct lr_buf b = { 0 };
 	size_t i = 0;
 	int ret = 0;
 
@@ -491,7 +467,7 @@ static int expand_dst(const char *s, size_t len, const char *origin, char **res)
 
 			while (j < len && s[j] != '$')
 				j++;
-			ret = sb_add(&b, s + i, j - i);
+			ret = lr_buf_add(&b, s + i, j - i);
 			i = j;
 			continue;
 		}
@@ -512,7 +488,7 @@ static int expand_dst(const char *s, size_t len, const char *origin, char **res)
 		}
 		if (skip && nlen == 6 && memcmp(name, "ORIGIN", 6) == 0) {
 			if (!origin) {
-				free(b.p);
+				free(b.s);
 				return 0;
 			}
 			rep = origin;
@@ -522,18 +498,18 @@ static int expand_dst(const char *s, size_t len, const char *origin, char **res)
 			rep = LR_DST_PLATFORM;
 		}
 		if (rep) {
-			ret = sb_add(&b, rep, strlen(rep));
+			ret = lr_buf_add(&b, rep, strlen(rep));
 			i += skip;
 		} else {
-			ret = sb_add(&b, "$", 1);
+			ret = lr_buf_add(&b, "$", 1);
 			i++;
 		}
 	}
 	if (ret < 0) {
-		free(b.p);
+		free(b.s);
 		return ret;
 	}
-	*res = b.p;
+	*res = b.s;
 	return 0;
 }
 

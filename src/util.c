@@ -20,6 +20,25 @@ void *lr_array_push(void *arr_ptr, size_t *n, size_t size)
 	return grown + (*n)++ * size;
 }
 
+int lr_buf_add(struct lr_buf *b, const char *s, size_t len)
+{
+	if (len >= SIZE_MAX / 2 - b->len)
+		return -ENOMEM;
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *grown = realloc(b->s, cap);
+
+		if (!grown)
+			return -ENOMEM;
+		b->s = grown;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
 int lr_strlist_take(struct lr_strlist *l, char *s)
 {
 	char **v;

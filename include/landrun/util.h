@@ -36,6 +36,15 @@ int lr_kvlist_set(struct lr_kvlist *l, const char *key, size_t keylen, const cha
 const char *lr_kvlist_get(const struct lr_kvlist *l, const char *key);
 void lr_kvlist_free(struct lr_kvlist *l);
 
+/* A growable string, always NUL-terminated once something was added. */
+struct lr_buf {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append LEN bytes of S.  0 or -ENOMEM. */
+int lr_buf_add(struct lr_buf *b, const char *s, size_t len);
+
 /* Grow *ARR (of *N elements of SIZE bytes) by one zeroed element; returns it or NULL. */
 void *lr_array_push(void *arr_ptr, size_t *n, size_t size);
 
