@@ -239,6 +239,23 @@ static noreturn void run(const struct lr_policy *policy, const char *command, ch
 	lr_die_status(LR_EXIT_CANNOT_EXEC, "%s: cannot execute: %s", command, strerror(e));
 }
 
+/* --mkdir, before the grants are opened.  --explain changes nothing: there,
+ * a directory it would create is just absent. */
+static void make_dirs(struct lr_policy *policy)
+{
+	char err[512];
+
+	if (policy->explain == LR_EXPLAIN_NONE) {
+		if (lr_landlock_make_dirs(policy, err, sizeof(err)) < 0)
+			lr_die("%s", err);
+		return;
+	}
+	for (size_t i = 0; i < policy->n_grants; i++)
+		for (size_t j = 0; j < policy->n_mkdirs; j++)
+			if (strcmp(policy->grants[i].path, policy->mkdirs[j]) == 0)
+				policy->grants[i].optional = true;
+}
+
 /* With 0, 1 or 2 closed, the next open would take its place and survive
  * into the sandbox as the command's stdin, stdout or stderr. */
 static void ensure_std_fds(void)
@@ -280,13 +297,7 @@ int main(int argc, char **argv)
 	lr_features_probe(&features);
 	lr_plan_compute(&policy, &features, &plan);
 
-	/* --explain changes nothing: a directory it would create is just absent */
-	if (policy.explain == LR_EXPLAIN_NONE && lr_landlock_make_dirs(&policy, err, sizeof(err)) < 0)
-		lr_die("%s", err);
-	for (size_t i = 0; policy.explain != LR_EXPLAIN_NONE && i < policy.n_grants; i++)
-		for (size_t j = 0; j < policy.n_mkdirs; j++)
-			if (strcmp(policy.grants[i].path, policy.mkdirs[j]) == 0)
-				policy.grants[i].optional = true;
+	make_dirs(&policy);
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	if (lr_exposure_check(&policy, &rules, err, sizeof(err)) < 0)
