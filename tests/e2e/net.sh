@@ -30,32 +30,9 @@ set -u
 # ---------------------------------------------------------------------------
 # Setup: private copies of the binaries, then the test body (maybe as nobody).
 
-if [ "${1:-}" != --body ]; then
-	if [ $# -lt 2 ]; then
-		echo "usage: $0 LANDRUN LR_NET [--as-nobody]" >&2
-		exit 2
-	fi
-	TMP=$(mktemp -d /tmp/landrun-net.XXXXXX) || exit 1
-	trap 'rm -rf "$TMP"' EXIT
-	chmod 755 "$TMP" && mkdir -m 755 "$TMP/bin" &&
-	cp "$1" "$TMP/bin/landrun" && cp "$2" "$TMP/bin/lr-net" &&
-	cp "$0" "$TMP/bin/net.sh" && chmod 755 "$TMP/bin"/* || exit 1
-	mkdir -m 755 "$TMP/t" || exit 1
-	if [ "${3:-}" = --as-nobody ] && [ "$(id -u)" = 0 ]; then
-		chown 65534:65534 "$TMP/t" || exit 1
-		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-			/bin/bash "$TMP/bin/net.sh" --body "$TMP" nobody
-	elif [ "${3:-}" = --as-nobody ]; then
-		/bin/bash "$TMP/bin/net.sh" --body "$TMP" self-not-root
-	else
-		/bin/bash "$TMP/bin/net.sh" --body "$TMP" "$(id -un)"
-	fi
-	exit $?
-fi
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start net landrun lr-net -- "$@"	# from here on, the body
 
-TMP=$2
-AS=$3
-BIN=$TMP/bin
 LANDRUN=$BIN/landrun
 NET=$BIN/lr-net
 W=$TMP/t/work	# witness logs and sockets, and the output of the last run
@@ -71,42 +48,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "# landrun net e2e as uid $(id -u) gid $(id -g) ($AS), binaries in $BIN"
-if [ "$AS" = self-not-root ]; then
-	echo "# not running as root: the nobody variant runs as the current user (uid $(id -u))"
-fi
+e2e_hello "landrun net e2e" "binaries in $BIN"
 
 # ---------------------------------------------------------------------------
-# TAP (as in run.sh)
+# TAP: tap_ok, tap_not_ok (TODO=reason before it), skip, assert, tap_done and
+# diag (the last run's status and output) come from lib.sh.
 
-N=0 FAILED=0
-TODO=	# TODO="reason" before a check: a known landrun bug, not a failure
-
-tap_ok() {
-	N=$((N + 1))
-	echo "ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
-}
-
-tap_not_ok() {
-	N=$((N + 1))
-	[ -n "$TODO" ] || FAILED=$((FAILED + 1))
-	echo "not ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
-	diag
-}
-
-skip() { # DESC REASON
-	N=$((N + 1))
-	echo "ok $N - $1 # SKIP $2"
-}
-
-diag() {
-	echo "#   exit status $RC"
-	[ -s "$W/out" ] && sed -n '1,10s/^/#   stdout: /p' "$W/out"
-	[ -s "$W/err" ] && sed -n '1,10s/^/#   stderr: /p' "$W/err"
-	return 0
-}
+DIAG_LINES=10
 
 RC=0
 run() {
@@ -133,13 +81,6 @@ expect() {
 		fi
 	done
 	tap_not_ok "$1 (want $2 ${ERRNO[$2]:-}, got $RC ${ERRNO[$RC]:-})"
-}
-
-# assert DESC COMMAND...
-assert() {
-	local desc=$1
-	shift
-	if "$@"; then tap_ok "$desc"; else tap_not_ok "$desc"; fi
 }
 
 err_has() { grep -qF -- "$1" "$W/err"; }
@@ -576,9 +517,4 @@ else
 	skip "kernel surface" "$NEED_SECCOMP"
 fi
 
-echo "1..$N"
-if [ "$FAILED" -gt 0 ]; then
-	echo "# $FAILED of $N failed"
-	exit 1
-fi
-exit 0
+tap_done

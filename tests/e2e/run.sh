@@ -23,33 +23,9 @@ set -u
 # ---------------------------------------------------------------------------
 # Setup: private copies of the binaries, then the test body (maybe as nobody).
 
-if [ "${1:-}" != --body ]; then
-	if [ $# -lt 3 ]; then
-		echo "usage: $0 LANDRUN LR_TRY LR_FAKEABI [--as-nobody]" >&2
-		exit 2
-	fi
-	TMP=$(mktemp -d /tmp/landrun-e2e.XXXXXX) || exit 1
-	trap 'rm -rf "$TMP"' EXIT
-	chmod 755 "$TMP" && mkdir -m 755 "$TMP/bin" &&
-	cp "$1" "$TMP/bin/landrun" && cp "$2" "$TMP/bin/lr-try" &&
-	cp "$3" "$TMP/bin/lr-fakeabi" && cp "$0" "$TMP/bin/run.sh" &&
-	chmod 755 "$TMP/bin"/* || exit 1
-	mkdir -m 755 "$TMP/t" || exit 1
-	if [ "${4:-}" = --as-nobody ] && [ "$(id -u)" = 0 ]; then
-		chown -R 65534:65534 "$TMP/t" || exit 1
-		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-			/bin/bash "$TMP/bin/run.sh" --body "$TMP" nobody
-	elif [ "${4:-}" = --as-nobody ]; then
-		/bin/bash "$TMP/bin/run.sh" --body "$TMP" "self-not-root"
-	else
-		/bin/bash "$TMP/bin/run.sh" --body "$TMP" "$(id -un)"
-	fi
-	exit $?
-fi
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start e2e landrun lr-try lr-fakeabi -- "$@"	# from here on, the body
 
-TMP=$2
-AS=$3
-BIN=$TMP/bin
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try
 FAKE=$BIN/lr-fakeabi
@@ -57,49 +33,10 @@ W=$TMP/t/.work-$$		# output of the last run
 mkdir -p "$W" || exit 1
 UID_NOW=$(id -u)
 
-echo "# landrun e2e as uid $UID_NOW gid $(id -g) ($AS), binaries in $BIN"
-if [ "$AS" = self-not-root ]; then
-	echo "# not running as root: the nobody variant runs as the current user (uid $UID_NOW)"
-fi
+e2e_hello "landrun e2e" "binaries in $BIN"
 
-# ---------------------------------------------------------------------------
-# TAP
-
-N=0 PASSED=0 FAILED=0 TODOS=0
-
-# TODO="reason" before a check marks it as a known landrun bug: "not ok # TODO"
-# does not fail the suite, and "ok # TODO" (fixed) tells to drop the marker.
-TODO=
-
-tap_ok() { # DESC
-	N=$((N + 1)) PASSED=$((PASSED + 1))
-	echo "ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
-}
-
-tap_not_ok() { # DESC
-	N=$((N + 1))
-	if [ -n "$TODO" ]; then
-		TODOS=$((TODOS + 1))
-	else
-		FAILED=$((FAILED + 1))
-	fi
-	echo "not ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
-	diag
-}
-
-skip() { # DESC REASON
-	N=$((N + 1)) PASSED=$((PASSED + 1))
-	echo "ok $N - $1 # SKIP $2"
-}
-
-diag() {
-	echo "#   exit status $RC"
-	[ -s "$W/out" ] && sed -n '1,20s/^/#   stdout: /p' "$W/out"
-	[ -s "$W/err" ] && sed -n '1,20s/^/#   stderr: /p' "$W/err"
-	return 0
-}
+# TAP: tap_ok, tap_not_ok (TODO=reason before it), skip, assert, tap_done and
+# diag (the last run's status and output) come from lib.sh.
 
 # ---------------------------------------------------------------------------
 # Running things.  Each sets RC and leaves stdout/stderr in $W/out, $W/err.
@@ -141,17 +78,6 @@ expect() {
 	done
 	tap_not_ok "$desc (want $want, got $RC ${ERRNO[$RC]:-})"
 	return 1
-}
-
-# assert DESC COMMAND...: COMMAND succeeds (diagnostics from the last run)
-assert() {
-	local desc=$1
-	shift
-	if "$@"; then
-		tap_ok "$desc"
-	else
-		tap_not_ok "$desc"
-	fi
 }
 
 err_has() { grep -qF -- "$1" "$W/err"; }
@@ -587,10 +513,4 @@ t_fallback_off eopnotsupp
 t_fallback_abi
 t_explain
 
-echo "1..$N"
-if [ "$TODOS" = 0 ]; then
-	echo "# $PASSED passed, $FAILED failed"
-else
-	echo "# $PASSED passed, $FAILED failed, $TODOS known landrun bugs (TODO)"
-fi
-[ "$FAILED" = 0 ]
+tap_done

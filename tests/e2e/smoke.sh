@@ -26,67 +26,29 @@
 
 set -u
 
-if [ "${1:-}" != --body ]; then
-	if [ $# -lt 1 ]; then
-		echo "usage: $0 LANDRUN [--as-nobody]" >&2
-		exit 2
-	fi
-	TMP=$(mktemp -d /tmp/landrun-smoke.XXXXXX) || exit 1
-	trap 'rm -rf "$TMP"' EXIT
-	chmod 755 "$TMP" && mkdir -m 755 "$TMP/bin" &&
-	cp "$1" "$TMP/bin/landrun" && cp "$0" "$TMP/bin/smoke.sh" &&
-	chmod 755 "$TMP/bin"/* || exit 1
-	mkdir -m 755 "$TMP/t" || exit 1
-	if [ "${2:-}" = --as-nobody ] && [ "$(id -u)" = 0 ]; then
-		chown 65534:65534 "$TMP/t" || exit 1
-		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-			/usr/bin/env -i PATH=/usr/bin:/bin /bin/bash "$TMP/bin/smoke.sh" --body "$TMP" nobody
-	elif [ "${2:-}" = --as-nobody ]; then
-		/usr/bin/env -i PATH=/usr/bin:/bin /bin/bash "$TMP/bin/smoke.sh" --body "$TMP" self-not-root
-	else
-		/usr/bin/env -i PATH=/usr/bin:/bin /bin/bash "$TMP/bin/smoke.sh" --body "$TMP" "$(id -un)"
-	fi
-	exit $?
-fi
+# ---------------------------------------------------------------------------
+# Setup: a private copy of landrun, then the test body (maybe as nobody), in
+# an empty environment but for PATH.
 
-TMP=$2
-AS=$3
-LANDRUN=$TMP/bin/landrun
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start --env-i smoke landrun -- "$@"	# from here on, the body
+
+LANDRUN=$BIN/landrun
 export PATH=/usr/bin:/bin	# Debian's tools, never a pyenv or nvm shim
 export HOME=$TMP/t/home-outside
 mkdir -p "$HOME" || exit 1
 
-echo "# landrun smoke as uid $(id -u) gid $(id -g) ($AS), landrun $LANDRUN"
-if [ "$AS" = self-not-root ]; then
-	echo "# not running as root: the nobody variant runs as the current user (uid $(id -u))"
-fi
+e2e_hello "landrun smoke" "landrun $LANDRUN"
 echo "# kernel $(uname -r), $("$LANDRUN" --explain=json 2>/dev/null |
 	grep -o '"landlock_abi":[0-9]*' | tr '":' '  ')"
 
 # ---------------------------------------------------------------------------
-# TAP (as in run.sh)
+# TAP: tap_ok, tap_not_ok (TODO=reason before it), skip and tap_done come
+# from lib.sh; a failure shows the status and the end of the case's output.
 
-N=0 FAILED=0
-TODO=
-
-tap_ok() {
-	N=$((N + 1))
-	echo "ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
-}
-
-tap_not_ok() {
-	N=$((N + 1))
-	[ -n "$TODO" ] || FAILED=$((FAILED + 1))
-	echo "not ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
+diag() {
 	echo "#   exit status $RC"
 	tail -n 12 "$OUT" | sed 's/^/#   out: /'
-}
-
-skip() {
-	N=$((N + 1))
-	echo "ok $N - $1 # SKIP $2"
 }
 
 # ---------------------------------------------------------------------------
@@ -293,9 +255,4 @@ if tool npm /usr/bin/npm; then
 	case_ npm-version 'npm --version' "$(cd "$HOME" && npm --version 2>/dev/null)"
 fi
 
-echo "1..$N"
-if [ "$FAILED" -gt 0 ]; then
-	echo "# $FAILED of $N failed"
-	exit 1
-fi
-exit 0
+tap_done

@@ -121,6 +121,36 @@ lr_opencode_bin() { # DIR
 	return 1
 }
 
+# OpenCode's configuration in HOME/.config/opencode (which must exist), then
+# that directory made read-only: the fake model on 127.0.0.1:PORT as the only
+# provider and model, no autoupdate, no sharing.  Each MEMBER ('"key": value')
+# is added to the top-level object.
+lr_opencode_config() { # HOME PORT [MEMBER...]
+	local cfg=$1/.config/opencode port=$2 m more=
+	shift 2
+	for m in "$@"; do
+		more+=",
+  $m"
+	done
+	cat >"$cfg/opencode.json" <<EOF
+{
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Fake",
+      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "fake-key" },
+      "models": { "fake-model": { "name": "Fake model", "tool_call": true } }
+    }
+  },
+  "model": "fake/fake-model",
+  "small_model": "fake/fake-model",
+  "autoupdate": false,
+  "share": "disabled"$more
+}
+EOF
+	chmod -R a-w "$cfg"
+}
+
 # Wait until FILE exists and is not empty (at most SECONDS).
 lr_wait_file() { # FILE SECONDS
 	local i

@@ -125,25 +125,8 @@ with open(sys.argv[1] + ".tmp", "w") as f:
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 EOF
 
-cat >"$H/.config/opencode/opencode.json" <<EOF
-{
-  "\$schema": "https://opencode.ai/config.json",
-  "provider": {
-    "fake": {
-      "npm": "@ai-sdk/openai-compatible",
-      "name": "Fake",
-      "options": { "baseURL": "http://127.0.0.1:$PORT/v1", "apiKey": "fake-key" },
-      "models": { "fake-model": { "name": "Fake model", "tool_call": true } }
-    }
-  },
-  "model": "fake/fake-model",
-  "small_model": "fake/fake-model",
-  "autoupdate": false,
-  "share": "disabled",
-  "permission": { "*": "allow" }
-}
-EOF
-chmod -R a-w "$H/.config/opencode"
+lr_opencode_config "$H" "$PORT" '"$schema": "https://opencode.ai/config.json"' \
+	'"permission": { "*": "allow" }'
 touch "$W/before"
 
 # ---------------------------------------------------------------- the run

@@ -47,23 +47,7 @@ python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl
 SERVER=$!
 lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
-cat >"$H/.config/opencode/opencode.json" <<EOF
-{
-  "provider": {
-    "fake": {
-      "npm": "@ai-sdk/openai-compatible",
-      "name": "Fake",
-      "options": { "baseURL": "http://127.0.0.1:$PORT/v1", "apiKey": "fake-key" },
-      "models": { "fake-model": { "name": "Fake model", "tool_call": true } }
-    }
-  },
-  "model": "fake/fake-model",
-  "small_model": "fake/fake-model",
-  "autoupdate": false,
-  "share": "disabled"
-}
-EOF
-chmod -R a-w "$H/.config/opencode"
+lr_opencode_config "$H" "$PORT"
 
 cat >"$W/run.sh" <<EOF
 cd "$P/workspace" || exit 1

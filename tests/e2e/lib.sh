@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: MIT
+#
+# lib.sh - shared by the end-to-end scripts (run.sh, net.sh, smoke.sh):
+# the setup that runs a script's body from private copies under /tmp, maybe
+# as nobody, and the TAP helpers.  Sourced, from the script's own directory:
+#
+#   . "$(dirname "$0")/lib.sh" || exit 2
+#
+# The setup copies lib.sh beside the script's copy, so the body (possibly
+# run by uid 65534) sources it from there.
+
+# ---------------------------------------------------------------------------
+# Setup
+
+# e2e_start [--env-i] TAG NAME... -- ARG...
+#
+# ARG... are the script's own arguments: one file for each NAME, then
+# optionally --as-nobody.  The files, the script and lib.sh are copied into
+# $TMP/bin (TMP a fresh directory /tmp/landrun-TAG.XXXXXX, mode 755) under
+# the names NAME..., and the body runs as
+#
+#   /bin/bash $TMP/bin/SCRIPT --body $TMP AS
+#
+# with an empty directory $TMP/t to work in.  AS is "nobody" (--as-nobody
+# given to root: the body runs as uid/gid 65534 by setpriv, $TMP/t is
+# theirs), "self-not-root" (--as-nobody given to anyone else: the body runs
+# as the caller) or the caller's user name.  With --env-i the body starts in
+# an empty environment but for PATH=/usr/bin:/bin.  $TMP is removed when
+# the body is done, and the script exits with the body's status.
+#
+# Called again in the body (ARG... starting with --body), it sets TMP, AS
+# and BIN=$TMP/bin and returns.
+e2e_start() {
+	local envi= tag names=() n usage= i=0 self=${0##*/} as
+	if [ "$1" = --env-i ]; then
+		envi=1
+		shift
+	fi
+	tag=$1
+	shift
+	while [ "$1" != -- ]; do
+		names+=("$1")
+		shift
+	done
+	shift
+	if [ "${1:-}" = --body ]; then
+		TMP=$2
+		AS=$3
+		BIN=$TMP/bin
+		return 0
+	fi
+	if [ $# -lt ${#names[@]} ]; then
+		for n in "${names[@]}"; do
+			n=${n^^}
+			usage+=" ${n//-/_}"
+		done
+		echo "usage: $0$usage [--as-nobody]" >&2
+		exit 2
+	fi
+	TMP=$(mktemp -d "/tmp/landrun-$tag.XXXXXX") || exit 1
+	trap 'rm -rf "$TMP"' EXIT
+	chmod 755 "$TMP" && mkdir -m 755 "$TMP/bin" || exit 1
+	for n in "${names[@]}"; do
+		i=$((i + 1))
+		cp "${!i}" "$TMP/bin/$n" || exit 1
+	done
+	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
+	chmod 755 "$TMP/bin"/* || exit 1
+	mkdir -m 755 "$TMP/t" || exit 1
+	i=$((i + 1))
+	as=${!i:-}
+	local body=(/bin/bash "$TMP/bin/$self" --body "$TMP")
+	if [ -n "$envi" ]; then
+		body=(/usr/bin/env -i PATH=/usr/bin:/bin "${body[@]}")
+	fi
+	if [ "$as" = --as-nobody ] && [ "$(id -u)" = 0 ]; then
+		chown 65534:65534 "$TMP/t" || exit 1
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- "${body[@]}" nobody
+	elif [ "$as" = --as-nobody ]; then
+		"${body[@]}" self-not-root
+	else
+		"${body[@]}" "$(id -un)"
+	fi
+	exit $?
+}
+
+# e2e_hello WHAT WHERE: the first lines of the body's output, saying who
+# runs it ("# WHAT as uid U gid G (AS), WHERE")
+e2e_hello() {
+	echo "# $1 as uid $(id -u) gid $(id -g) ($AS), $2"
+	if [ "$AS" = self-not-root ]; then
+		echo "# not running as root: the nobody variant runs as the current user (uid $(id -u))"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# TAP
+
+N=0 PASSED=0 FAILED=0 TODOS=0
+
+# TODO="reason" before a check marks it as a known landrun bug: "not ok # TODO"
+# does not fail the suite, and "ok # TODO" (fixed) tells to drop the marker.
+TODO=
+
+tap_ok() { # DESC
+	N=$((N + 1)) PASSED=$((PASSED + 1))
+	echo "ok $N - $1${TODO:+ # TODO $TODO}"
+	TODO=
+}
+
+# ... followed by the diagnostics of `diag`
+tap_not_ok() { # DESC
+	N=$((N + 1))
+	if [ -n "$TODO" ]; then
+		TODOS=$((TODOS + 1))
+	else
+		FAILED=$((FAILED + 1))
+	fi
+	echo "not ok $N - $1${TODO:+ # TODO $TODO}"
+	TODO=
+	diag
+}
+
+skip() { # DESC REASON
+	N=$((N + 1)) PASSED=$((PASSED + 1))
+	echo "ok $N - $1 # SKIP $2"
+}
+
+# The last run's status RC, and the first DIAG_LINES lines of its stdout and
+# stderr in $W/out, $W/err.  A script may define its own diag.
+DIAG_LINES=20
+diag() {
+	echo "#   exit status $RC"
+	[ -s "$W/out" ] && sed -n "1,${DIAG_LINES}s/^/#   stdout: /p" "$W/out"
+	[ -s "$W/err" ] && sed -n "1,${DIAG_LINES}s/^/#   stderr: /p" "$W/err"
+	return 0
+}
+
+# assert DESC COMMAND...: COMMAND succeeds (diagnostics from the last run)
+assert() {
+	local desc=$1
+	shift
+	if "$@"; then
+		tap_ok "$desc"
+	else
+		tap_not_ok "$desc"
+	fi
+}
+
+# The plan and the summary, last: fails when a check failed (but a TODO).
+tap_done() {
+	echo "1..$N"
+	if [ "$TODOS" = 0 ]; then
+		echo "# $PASSED passed, $FAILED failed"
+	else
+		echo "# $PASSED passed, $FAILED failed, $TODOS known landrun bugs (TODO)"
+	fi
+	[ "$FAILED" = 0 ]
+}
