@@ -64,7 +64,7 @@ bench_build() {
 		meson setup "$BENCH_BUILD" "$BENCH_ROOT" --buildtype=release >/dev/null ||
 			bench_fail "meson setup $BENCH_BUILD failed"
 	fi
-	ninja -C "$BENCH_BUILD" landrun liblandrun.a >/dev/null || bench_fail "building landrun failed"
+	ninja -C "$BENCH_BUILD" landrun liblandrun.a liblandrun-seccomp-builder.a >/dev/null || bench_fail "building landrun failed"
 	LANDRUN=$BENCH_BUILD/landrun
 }
 
