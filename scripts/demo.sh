@@ -61,6 +61,8 @@ row "modify src/main.py (seen from outside)" denied \
 	"$([ "$(cat src/main.py)" = "$before" ] && echo denied || echo allowed)"
 row "truncate src/main.py" denied "$(try ': >src/main.py')"
 row "read /etc/passwd" denied "$(try 'cat /etc/passwd')"
+row "open a TCP socket (no network by default)" denied \
+	"$(try '/usr/bin/python3 -c "import socket; socket.socket()"')"
 env_seen=$(sandbox env | cut -d= -f1 | sort | tr '\n' ' ')
 row "environment is exactly OPENAI_API_KEY PATH" "OPENAI_API_KEY PATH" "${env_seen% }"
 row "DATABASE_PASSWORD from .env reaches it" no \
