@@ -152,7 +152,6 @@ static const char *option_name(int opt)
 	return "?";
 }
 
-
 /* Split a comma-separated LIST into OUT; an empty item ("a,,b", a trailing
  * comma) is a typo, not a path: -EINVAL. */
 static int split_list(const char *list, struct lr_strlist *out)
@@ -212,7 +211,6 @@ static int add_list(char ***v, size_t *n, const char *list)
 	return r;
 }
 
-
 static int parse_port(const char *s, const char *end, uint16_t *port)
 {
 	unsigned long v = 0;
@@ -232,28 +230,33 @@ static int parse_port(const char *s, const char *end, uint16_t *port)
 
 int lr_cli_parse_ports(const char *s, struct lr_port_range **ranges, size_t *n)
 {
-	const char *item = s;
+	struct lr_strlist items = { 0 };
+	int r = split_list(s, &items);
 
-	for (;;) {
-		const char *end = strchrnul(item, ',');
-		const char *dash = memchr(item, '-', (size_t)(end - item));
-		struct lr_port_range r, *slot;
+	for (size_t i = 0; r == 0 && i < items.n; i++) {
+		const char *item = items.v[i], *end = item + strlen(item);
+		const char *dash = strchr(item, '-');
+		struct lr_port_range range, *slot;
 
-		if (parse_port(item, dash ? dash : end, &r.first) < 0)
-			return -EINVAL;
-		r.last = r.first;
-		if (dash && parse_port(dash + 1, end, &r.last) < 0)
-			return -EINVAL;
-		if (r.last < r.first)
-			return -EINVAL;
+		if (parse_port(item, dash ? dash : end, &range.first) < 0 ||
+		    (dash && parse_port(dash + 1, end, &range.last) < 0)) {
+			r = -EINVAL;
+			break;
+		}
+		if (!dash)
+			range.last = range.first;
+		if (range.last < range.first) {
+			r = -EINVAL;
+			break;
+		}
 		slot = lr_array_push(ranges, n, sizeof(*slot));
 		if (!slot)
-			return -ENOMEM;
-		*slot = r;
-		if (!*end)
-			return 0;
-		item = end + 1;
+			r = -ENOMEM;
+		else
+			*slot = range;
 	}
+	lr_strlist_free(&items);
+	return r;
 }
 
 int lr_cli_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode)
