@@ -16,15 +16,6 @@ bool lr_exposure_is_dotenv_name(const char *name)
 	return strcmp(name, ".env") == 0 || strncmp(name, ".env.", 5) == 0;
 }
 
-static bool beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 static int refuse(char *err, size_t errlen, const struct lr_fs_rule *rule, const char *shown,
 		  const char *why)
 {
@@ -101,14 +92,14 @@ int lr_exposure_check(const struct lr_policy *policy, const struct lr_fs_rules *
 
 		/* what was asked for counts, not what this kernel can enforce:
 		 * the same command line must not pass on one kernel only */
-		if (env_file && beneath(env_file, rule->realpath) && !accepted(&allowed, env_file)) {
+		if (env_file && lr_path_beneath(env_file, rule->realpath) && !accepted(&allowed, env_file)) {
 			r = refuse(err, errlen, rule, policy->env_file, "exposes the --env-file");
 			break;
 		}
 		/* system trees hold no project's secrets, and listing /usr/bin and
 		 * /usr/lib at every start would cost more than the rest of landrun */
 		if (rule->is_dir) {
-			if (!beneath(rule->realpath, "/usr"))
+			if (!lr_path_beneath(rule->realpath, "/usr"))
 				r = check_dir(rule, &allowed, err, errlen);
 			continue;
 		}

@@ -187,15 +187,6 @@ static const char *const witness_candidates[] = {
 	"/", "/etc", "/usr", "/var", "/tmp", "/home", "/opt", "/srv", "/dev", "/proc",
 };
 
-static bool beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 void lr_landlock_witness_pick(const struct lr_plan *plan, const struct lr_fs_rules *rules,
 			      struct lr_witness *w)
 {
@@ -209,7 +200,7 @@ void lr_landlock_witness_pick(const struct lr_plan *plan, const struct lr_fs_rul
 
 		for (size_t i = 0; i < rules->n && !granted; i++)
 			granted = (rules->v[i].rights & LANDLOCK_ACCESS_FS_READ_DIR) &&
-				  beneath(cand, rules->v[i].realpath);
+				  lr_path_beneath(cand, rules->v[i].realpath);
 		if (granted)
 			continue;
 		/* it must be listable now, so that a denial later is Landlock's */

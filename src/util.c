@@ -20,6 +20,15 @@ void *lr_array_push(void *arr_ptr, size_t *n, size_t size)
 	return grown + (*n)++ * size;
 }
 
+bool lr_path_beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 int lr_buf_add(struct lr_buf *b, const char *s, size_t len)
 {
 	if (len >= SIZE_MAX / 2 - b->len)

@@ -36,6 +36,9 @@ int lr_kvlist_set(struct lr_kvlist *l, const char *key, size_t keylen, const cha
 const char *lr_kvlist_get(const struct lr_kvlist *l, const char *key);
 void lr_kvlist_free(struct lr_kvlist *l);
 
+/* Is the canonical PATH the directory DIR or beneath it? */
+bool lr_path_beneath(const char *path, const char *dir);
+
 /* A growable string, always NUL-terminated once something was added. */
 struct lr_buf {
 	char *s;
