@@ -131,10 +131,7 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static enum lr_cli_result fail(struct lr_cli_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static enum lr_cli_result fail(struct lr_cli_error *err, const char *fmt, ...)
+enum lr_cli_result lr_cli_fail(struct lr_cli_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -320,19 +317,19 @@ static int parse_fd(const char *s, int *fd)
 static enum lr_cli_result check_conflicts(const struct lr_policy *p, struct lr_cli_error *err)
 {
 	if (p->unrestricted_net && (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths))
-		return fail(err, "--%s conflicts with --unrestricted-network",
+		return lr_cli_fail(err, "--%s conflicts with --unrestricted-network",
 			    p->n_connect_tcp ? "connect-tcp" : p->n_bind_tcp ? "bind-tcp" : "unix");
 	if (p->unrestricted_fs) {
 		for (size_t i = 0; i < p->n_grants; i++)
 			if (p->grants[i].access != LR_ACCESS_UNIX)
-				return fail(err, "%s %s conflicts with --unrestricted-filesystem",
+				return lr_cli_fail(err, "%s %s conflicts with --unrestricted-filesystem",
 					    p->grants[i].flag, p->grants[i].path);
 		if (p->add_exec || p->ldd)
-			return fail(err, "--%s conflicts with --unrestricted-filesystem",
+			return lr_cli_fail(err, "--%s conflicts with --unrestricted-filesystem",
 				    p->add_exec ? "add-exec" : "ldd");
 	}
 	if (!p->argv[0] && p->explain == LR_EXPLAIN_NONE)
-		return fail(err, "missing COMMAND (see --help)");
+		return lr_cli_fail(err, "missing COMMAND (see --help)");
 	return LR_CLI_RUN;
 }
 
@@ -399,19 +396,19 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 	case OPT_ENV:
 		r = parse_env(p, arg);
 		if (r == -EINVAL)
-			return fail(err, "--env: '%.*s' is not a valid variable name",
+			return lr_cli_fail(err, "--env: '%.*s' is not a valid variable name",
 				    (int)strcspn(arg, "="), arg);
 		break;
 	case OPT_ENV_PREFIX:
 		if (!lr_env_name_valid(arg, strlen(arg)))
-			return fail(err, "--env-prefix: '%s' is not a valid variable name prefix", arg);
+			return lr_cli_fail(err, "--env-prefix: '%s' is not a valid variable name prefix", arg);
 		r = lr_policy_add_env(p, LR_ENV_PREFIX, arg, NULL);
 		break;
 	case OPT_ENV_FILE:
 		if (p->env_file)
-			return fail(err, "--env-file given twice");
+			return lr_cli_fail(err, "--env-file given twice");
 		if (!*arg)
-			return fail(err, "--env-file: empty path");
+			return lr_cli_fail(err, "--env-file: empty path");
 		p->env_file = strdup(arg);
 		r = p->env_file ? 0 : -ENOMEM;
 		break;
@@ -419,7 +416,7 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 		int fd, *slot;
 
 		if (parse_fd(arg, &fd) < 0)
-			return fail(err, "--keep-fd: '%s' is not a file descriptor number", arg);
+			return lr_cli_fail(err, "--keep-fd: '%s' is not a file descriptor number", arg);
 		slot = lr_array_push(&p->keep_fds, &p->n_keep_fds, sizeof(*slot));
 		if (!slot)
 			r = -ENOMEM;
@@ -431,16 +428,16 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 		enum lr_on_unsupported mode;
 
 		if (lr_cli_parse_on_unsupported(arg, &mode) < 0)
-			return fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore", arg);
+			return lr_cli_fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore", arg);
 		if (src->best_effort && mode != LR_UNSUPPORTED_WARN)
-			return fail(err, "--on-unsupported=%s conflicts with --best-effort", arg);
+			return lr_cli_fail(err, "--on-unsupported=%s conflicts with --best-effort", arg);
 		p->on_unsupported = mode;
 		p->on_unsupported_set = src->mode_given = true;
 		break;
 	}
 	case OPT_BEST_EFFORT:
 		if (src->mode_given && p->on_unsupported != LR_UNSUPPORTED_WARN)
-			return fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
+			return lr_cli_fail(err, "--best-effort conflicts with --on-unsupported (best effort is 'warn')");
 		p->on_unsupported = LR_UNSUPPORTED_WARN;
 		p->on_unsupported_set = src->mode_given = src->best_effort = true;
 		break;
@@ -450,11 +447,11 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 		else if (strcmp(arg, "json") == 0)
 			p->explain = LR_EXPLAIN_JSON;
 		else
-			return fail(err, "--explain: '%s' is not one of text, json", arg);
+			return lr_cli_fail(err, "--explain: '%s' is not one of text, json", arg);
 		break;
 	case OPT_LOG_LEVEL:
 		if (lr_cli_parse_log_level(arg, &p->log_level) < 0)
-			return fail(err, "--log-level: '%s' is not one of error, info, debug", arg);
+			return lr_cli_fail(err, "--log-level: '%s' is not one of error, info, debug", arg);
 		p->log_level_set = true;
 		break;
 	case OPT_CONFIG:
@@ -463,7 +460,7 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 			char msg[sizeof(err->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", err->msg);
-			return fail(err, "--config %s", msg);
+			return lr_cli_fail(err, "--config %s", msg);
 		}
 		return r < 0 ? LR_CLI_ERROR : LR_CLI_RUN;
 	case OPT_PROFILE:
@@ -472,7 +469,7 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 			char msg[sizeof(err->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", err->msg);
-			return fail(err, "--profile: %s", msg);
+			return lr_cli_fail(err, "--profile: %s", msg);
 		}
 		return r < 0 ? LR_CLI_ERROR : LR_CLI_RUN;
 	case OPT_HELP:
@@ -480,12 +477,12 @@ static enum lr_cli_result apply(struct lr_policy *p, int opt, const char *arg,
 	case OPT_VERSION:
 		return LR_CLI_VERSION;
 	default:
-		return fail(err, "--%s: not handled", name);
+		return lr_cli_fail(err, "--%s: not handled", name);
 	}
 	if (r == -ENOMEM)
-		return fail(err, "out of memory");
+		return lr_cli_fail(err, "out of memory");
 	if (r < 0)
-		return fail(err, "--%s: '%s' is not a valid value", name, arg ? arg : "");
+		return lr_cli_fail(err, "--%s: '%s' is not a valid value", name, arg ? arg : "");
 	return LR_CLI_RUN;
 }
 
@@ -496,7 +493,7 @@ enum lr_cli_result lr_cli_apply_named(struct lr_policy *p, const char *name, con
 		if (strcmp(o->name, name) != 0)
 			continue;
 		if (o->val == OPT_HELP || o->val == OPT_VERSION || o->val == OPT_EXPLAIN)
-			return fail(err, "'%s' is not a policy setting", name);
+			return lr_cli_fail(err, "'%s' is not a policy setting", name);
 		if (o->has_arg != no_argument)
 			return apply(p, o->val, value, src, err);
 		/* a flag: true or false */
@@ -504,9 +501,9 @@ enum lr_cli_result lr_cli_apply_named(struct lr_policy *p, const char *name, con
 			return apply(p, o->val, NULL, src, err);
 		if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
 			return LR_CLI_RUN;
-		return fail(err, "%s: '%s' is not one of true, false", name, value);
+		return lr_cli_fail(err, "%s: '%s' is not one of true, false", name, value);
 	}
-	return fail(err, "unknown setting '%s'", name);
+	return lr_cli_fail(err, "unknown setting '%s'", name);
 }
 
 /*
@@ -530,7 +527,7 @@ static enum lr_cli_result check_spelling(int argc, char **argv, struct lr_cli_er
 			if (strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0)
 				break;
 		if (!o->name)
-			return fail(err, "%.*s: unknown option (see --help)", (int)len + 2, a);
+			return lr_cli_fail(err, "%.*s: unknown option (see --help)", (int)len + 2, a);
 		if (o->has_arg == required_argument && !a[2 + len])
 			i++; /* its value is the next word */
 	}
@@ -559,14 +556,14 @@ enum lr_cli_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 			bool file = opt == OPT_CONFIG || opt == OPT_PROFILE;
 
 			if (opt == ':')
-				return fail(err, "%s: missing value (see --help)", argv[optind - 1]);
+				return lr_cli_fail(err, "%s: missing value (see --help)", argv[optind - 1]);
 			if (opt == '?') {
 				if (optopt >= 0x100)
-					return fail(err, "--%s: takes no value (see --help)",
+					return lr_cli_fail(err, "--%s: takes no value (see --help)",
 						    option_name(optopt));
 				if (optopt)
-					return fail(err, "-%c: unknown option (see --help)", optopt);
-				return fail(err, "%s: unknown option (see --help)", argv[optind - 1]);
+					return lr_cli_fail(err, "-%c: unknown option (see --help)", optopt);
+				return lr_cli_fail(err, "%s: unknown option (see --help)", argv[optind - 1]);
 			}
 			if (opt == 'h')
 				opt = OPT_HELP;

@@ -195,11 +195,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	st->failed = true;
 	if (section && *section) {
-		snprintf(st->err->msg, sizeof(st->err->msg), "sections are not used ([%s])", section);
+		lr_cli_fail(st->err, "sections are not used ([%s])", section);
 		return 0;
 	}
 	if (lr_config_expand(raw, &value, why, sizeof(why)) < 0) {
-		snprintf(st->err->msg, sizeof(st->err->msg), "%s: %s", name, why);
+		lr_cli_fail(st->err, "%s: %s", name, why);
 		return 0;
 	}
 	if (strcmp(name, "include") == 0) {
@@ -208,7 +208,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	if (is_path_setting(name)) {
 		if (absolutize(st->dir, value, &abs) < 0) {
-			snprintf(st->err->msg, sizeof(st->err->msg), "out of memory");
+			lr_cli_fail(st->err, "out of memory");
 			return 0;
 		}
 	}
@@ -222,18 +222,6 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 1;
 }
 
-static void set_error(struct lr_cli_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_error(struct lr_cli_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 			struct lr_cli_error *err)
 {
@@ -245,25 +233,25 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	int line;
 
 	if (depth > LR_CONFIG_MAX_DEPTH) {
-		set_error(err, "%s: policy files nested more than %d deep", path,
+		lr_cli_fail(err, "%s: policy files nested more than %d deep", path,
 			  LR_CONFIG_MAX_DEPTH);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	f = fopen(path, "re");
 	if (!f || !(real = realpath(path, NULL))) {
-		set_error(err, "%s: %s", path, strerror(errno));
+		lr_cli_fail(err, "%s: %s", path, strerror(errno));
 		if (f)
 			fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	if (lr_strlist_contains(&loading, real)) {
-		set_error(err, "%s is already being read (an include cycle)", path);
+		lr_cli_fail(err, "%s is already being read (an include cycle)", path);
 		fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	copy = strdup(real);
 	if (!copy || lr_strlist_add(&loading, real) < 0) {
-		set_error(err, "out of memory");
+		lr_cli_fail(err, "out of memory");
 		fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
@@ -293,11 +281,11 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	if (st.nested_error)
 		return LR_CONFIG_ERR_INSIDE;
 	if (line < 0) {
-		set_error(err, "%s: %s", path, line == -2 ? "out of memory" : strerror(errno));
+		lr_cli_fail(err, "%s: %s", path, line == -2 ? "out of memory" : strerror(errno));
 		return LR_CONFIG_ERR_OPEN;
 	}
 	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "expected 'name = value'");
-	set_error(err, "%s:%d: %s", path, line, msg);
+	lr_cli_fail(err, "%s:%d: %s", path, line, msg);
 	return LR_CONFIG_ERR_INSIDE;
 }
 
@@ -362,25 +350,25 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 			while (name[0] == '.' && name[1] == '/')
 				name += 2;
 			if (asprintf(&path, "%s/%s", included_from, name) < 0) {
-				set_error(err, "out of memory");
+				lr_cli_fail(err, "out of memory");
 				return LR_CONFIG_ERR_OPEN;
 			}
 		}
 		return lr_config_load_file(path ? path : name, policy, depth, err);
 	}
 	if (!profile_name_valid(name)) {
-		set_error(err, "profile '%s': not a valid name (a file is read with --config)", name);
+		lr_cli_fail(err, "profile '%s': not a valid name (a file is read with --config)", name);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	if (lr_config_profile_dirs(&dirs) < 0) {
-		set_error(err, "out of memory");
+		lr_cli_fail(err, "out of memory");
 		return LR_CONFIG_ERR_OPEN;
 	}
 	for (size_t i = 0; i < dirs.n; i++) {
 		_cleanup_free_ char *path = NULL;
 
 		if (asprintf(&path, "%s/%s.conf", dirs.v[i], name) < 0) {
-			set_error(err, "out of memory");
+			lr_cli_fail(err, "out of memory");
 			goto out;
 		}
 		if (access(path, F_OK) == 0) {
@@ -390,7 +378,7 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", i ? ", " : "",
 			 dirs.v[i]);
 	}
-	set_error(err, "profile '%s': not found in %s", name, tried);
+	lr_cli_fail(err, "profile '%s': not found in %s", name, tried);
 out:
 	lr_strlist_free(&dirs);
 	return r;

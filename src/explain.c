@@ -13,7 +13,7 @@ static const char *const fs_right_names[] = {
 	"make_sym", "refer", "truncate", "ioctl_dev", "resolve_unix",
 };
 
-const char *lr_explain_fs_rights(uint64_t mask, char *buf, size_t len)
+static const char *fs_rights_text(uint64_t mask, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -108,7 +108,7 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
 		fprintf(out, "  %-6s %s -> %s: %s\n", r->grant->flag, r->grant->path, r->realpath,
-			r->rights ? lr_explain_fs_rights(r->rights, buf, sizeof(buf))
+			r->rights ? fs_rights_text(r->rights, buf, sizeof(buf))
 				  : "nothing (no Landlock)");
 	}
 	fprintf(out, "\nnetwork: %s; TCP connect: ",

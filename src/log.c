@@ -14,11 +14,6 @@ void lr_log_set_level(enum lr_log_level level)
 	log_level = level;
 }
 
-enum lr_log_level lr_log_get_level(void)
-{
-	return log_level;
-}
-
 static void vlog(const char *kind, const char *fmt, va_list ap, const char *suffix)
 {
 	fputs("landrun: ", stderr);

@@ -31,6 +31,10 @@ struct lr_cli_source {
 
 extern const char lr_cli_usage[];
 
+/* Put one formatted line into ERR; returns LR_CLI_ERROR. */
+enum lr_cli_result lr_cli_fail(struct lr_cli_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /*
  * Apply one setting NAME = VALUE from a policy file: NAME is a long option's
  * name, VALUE its value (true/false for a flag).  Errors name the setting.

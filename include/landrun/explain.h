@@ -22,7 +22,4 @@ struct lr_explain_input {
 void lr_explain_text(FILE *out, const struct lr_explain_input *in);
 void lr_explain_json(FILE *out, const struct lr_explain_input *in);
 
-/* Names of the Landlock filesystem rights in MASK, comma-separated, into BUF. */
-const char *lr_explain_fs_rights(uint64_t mask, char *buf, size_t len);
-
 #endif /* LANDRUN_EXPLAIN_H */

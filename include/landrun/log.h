@@ -12,7 +12,6 @@
 #define LR_EXIT_NOT_FOUND 127	/* COMMAND not found */
 
 void lr_log_set_level(enum lr_log_level level);
-enum lr_log_level lr_log_get_level(void);
 
 noreturn void lr_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void lr_die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
