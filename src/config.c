@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "landrun/config.h"
+#include "landrun/options.h"
 
 /* ---------------------------------------------------------------- expansion */
 
@@ -126,54 +127,11 @@ struct file_state {
 	const char *path;
 	char *dir;			/* for relative paths and includes */
 	struct lr_policy *policy;
-	struct lr_cli_source src;
-	struct lr_cli_error *err;
+	struct lr_opt_source src;
+	struct lr_opt_error *err;
 	bool nested_error;		/* ERR already names its own FILE:LINE */
 	bool failed;
 };
-
-/* Settings whose values are paths: relative ones are taken from the file's directory. */
-static bool is_path_setting(const char *name)
-{
-	static const char *const names[] = {
-		"ro", "rox", "rw", "rwx", "unix", "env-file", "allow-dotenv", "config", "mkdir",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
-static int absolutize(const char *dir, const char *list, char **out)
-{
-	struct lr_buf b = { 0 };
-	const char *item = list;
-	int r = lr_buf_add(&b, "", 0);
-
-	while (r == 0) {
-		const char *end = strchrnul(item, ',');
-
-		if (item != list)
-			r = lr_buf_add(&b, ",", 1);
-		if (r == 0 && *item != '/' && end != item) {
-			r = lr_buf_add(&b, dir, strlen(dir));
-			if (r == 0)
-				r = lr_buf_add(&b, "/", 1);
-		}
-		if (r == 0)
-			r = lr_buf_add(&b, item, (size_t)(end - item));
-		if (!*end)
-			break;
-		item = end + 1;
-	}
-	if (r < 0) {
-		free(b.s);
-		return r;
-	}
-	*out = b.s;
-	return 0;
-}
 
 /* An include's result: an error inside the included file names its own
  * FILE:LINE; one at the include itself (not found, a cycle) gets ours. */
@@ -184,46 +142,120 @@ static int included(struct file_state *st, int r)
 	return r == 0;
 }
 
+/* One value (a whole value, or one item of a list) as the option takes it:
+ * expanded, and a relative path made the file's.  LR_OPT_RUN or LR_OPT_ERROR. */
+static int setting_value(struct file_state *st, const char *name, unsigned flags,
+			 const char *raw, char **out)
+{
+	char why[256];
+
+	if (lr_config_expand(raw, out, why, sizeof(why)) < 0)
+		return lr_opt_fail(st->err, "%s: %s", name, why);
+	if ((flags & LR_OPTF_PATH) && **out && **out != '/') {
+		char *abs;
+
+		if (asprintf(&abs, "%s/%s", st->dir, *out) < 0)
+			return lr_opt_fail(st->err, "out of memory");
+		free(*out);
+		*out = abs;
+	}
+	return LR_OPT_RUN;
+}
+
+/* A list is split before expansion: whatever ${VAR} holds, commas
+ * included, stays one item. */
+static int apply_setting(struct file_state *st, const struct lr_option *o, const char *raw)
+{
+	struct lr_strlist items = { 0 };
+	int r = LR_OPT_RUN;
+
+	if (!(o->flags & LR_OPTF_LIST)) {
+		if (lr_strlist_add(&items, raw) < 0)
+			r = lr_opt_fail(st->err, "out of memory");
+	} else {
+		int e = lr_option_split(raw, &items);
+
+		if (e == -ENOMEM)
+			r = lr_opt_fail(st->err, "out of memory");
+		else if (e < 0)
+			r = lr_opt_fail(st->err, "%s: '%s' has an empty item", o->name, raw);
+	}
+	for (size_t i = 0; r == LR_OPT_RUN && i < items.n; i++) {
+		_cleanup_free_ char *value = NULL;
+
+		r = setting_value(st, o->name, o->flags, items.v[i], &value);
+		if (r == LR_OPT_RUN)
+			r = lr_option_apply(st->policy, o, value, &st->src, st->err);
+	}
+	lr_strlist_free(&items);
+	return r;
+}
+
+/* A flag's value: 1 true, 0 false, or LR_OPT_ERROR. */
+static int flag_value(struct file_state *st, const char *name, const char *value)
+{
+	if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1"))
+		return 1;
+	if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
+		return 0;
+	return lr_opt_fail(st->err, "%s: '%s' is not one of true, false", name, value);
+}
+
+/* include = NAME-or-FILE, config = FILE, profile = NAME */
+static int read_file(struct file_state *st, const char *name, unsigned flags, const char *raw)
+{
+	_cleanup_free_ char *value = NULL;
+	int r;
+
+	if (setting_value(st, name, flags, raw, &value) != LR_OPT_RUN)
+		return 0;
+	if (strcmp(name, "config") == 0)
+		r = lr_config_load_file(value, st->policy, st->src.depth + 1, st->err);
+	else /* include may also name a file, relative to this one; profile only a name */
+		r = lr_config_load_profile(value, strcmp(name, "include") ? NULL : st->dir,
+					   st->policy, st->src.depth + 1, st->err);
+	return included(st, r);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *raw)
 {
 	struct file_state *st = user;
-	_cleanup_free_ char *value = NULL, *abs = NULL;
-	char why[256];
+	const struct lr_option *o;
 	int r;
 
 	if (st->failed)
 		return 0;
 	st->failed = true;
 	if (section && *section) {
-		lr_cli_fail(st->err, "sections are not used ([%s])", section);
+		lr_opt_fail(st->err, "sections are not used ([%s])", section);
 		return 0;
 	}
-	if (lr_config_expand(raw, &value, why, sizeof(why)) < 0) {
-		lr_cli_fail(st->err, "%s: %s", name, why);
+	if (strcmp(name, "include") == 0)
+		return read_file(st, name, 0, raw);
+	o = lr_option_find(name, strlen(name));
+	if (!o) {
+		lr_opt_fail(st->err, "unknown setting '%s'", name);
 		return 0;
 	}
-	if (strcmp(name, "include") == 0) {
-		r = lr_config_load_profile(value, st->dir, st->policy, st->src.depth + 1, st->err);
-		return included(st, r);
-	}
-	if (is_path_setting(name)) {
-		if (absolutize(st->dir, value, &abs) < 0) {
-			lr_cli_fail(st->err, "out of memory");
-			return 0;
-		}
-	}
-	if (strcmp(name, "config") == 0) {
-		r = lr_config_load_file(abs, st->policy, st->src.depth + 1, st->err);
-		return included(st, r);
-	}
-	if (lr_cli_apply_named(st->policy, name, abs ? abs : value, &st->src, st->err) != LR_CLI_RUN)
+	if (o->flags & LR_OPTF_CLI) {
+		lr_opt_fail(st->err, "'%s' is not a policy setting", name);
 		return 0;
-	st->failed = false;
-	return 1;
+	}
+	if (o->flags & LR_OPTF_FILE)
+		return read_file(st, name, o->flags, raw);
+	if (o->arg == LR_ARG_NONE) {
+		r = flag_value(st, name, raw);
+		if (r == 1)
+			r = lr_option_apply(st->policy, o, NULL, &st->src, st->err);
+	} else {
+		r = apply_setting(st, o, raw);
+	}
+	st->failed = r != LR_OPT_RUN;
+	return !st->failed;
 }
 
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
-			struct lr_cli_error *err)
+			struct lr_opt_error *err)
 {
 	struct file_state st = { .path = path, .policy = policy, .err = err };
 	_cleanup_free_ char *real = NULL, *copy = NULL;
@@ -233,25 +265,25 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	int line;
 
 	if (depth > LR_CONFIG_MAX_DEPTH) {
-		lr_cli_fail(err, "%s: policy files nested more than %d deep", path,
+		lr_opt_fail(err, "%s: policy files nested more than %d deep", path,
 			  LR_CONFIG_MAX_DEPTH);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	f = fopen(path, "re");
 	if (!f || !(real = realpath(path, NULL))) {
-		lr_cli_fail(err, "%s: %s", path, strerror(errno));
+		lr_opt_fail(err, "%s: %s", path, strerror(errno));
 		if (f)
 			fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	if (lr_strlist_contains(&loading, real)) {
-		lr_cli_fail(err, "%s is already being read (an include cycle)", path);
+		lr_opt_fail(err, "%s is already being read (an include cycle)", path);
 		fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	copy = strdup(real);
 	if (!copy || lr_strlist_add(&loading, real) < 0) {
-		lr_cli_fail(err, "out of memory");
+		lr_opt_fail(err, "out of memory");
 		fclose(f);
 		return LR_CONFIG_ERR_OPEN;
 	}
@@ -281,11 +313,11 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	if (st.nested_error)
 		return LR_CONFIG_ERR_INSIDE;
 	if (line < 0) {
-		lr_cli_fail(err, "%s: %s", path, line == -2 ? "out of memory" : strerror(errno));
+		lr_opt_fail(err, "%s: %s", path, line == -2 ? "out of memory" : strerror(errno));
 		return LR_CONFIG_ERR_OPEN;
 	}
 	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "expected 'name = value'");
-	lr_cli_fail(err, "%s:%d: %s", path, line, msg);
+	lr_opt_fail(err, "%s:%d: %s", path, line, msg);
 	return LR_CONFIG_ERR_INSIDE;
 }
 
@@ -336,7 +368,7 @@ static bool profile_name_valid(const char *name)
 }
 
 int lr_config_load_profile(const char *name, const char *included_from, struct lr_policy *policy,
-			   int depth, struct lr_cli_error *err)
+			   int depth, struct lr_opt_error *err)
 {
 	struct lr_strlist dirs = { 0 };
 	char tried[256] = "";
@@ -350,25 +382,25 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 			while (name[0] == '.' && name[1] == '/')
 				name += 2;
 			if (asprintf(&path, "%s/%s", included_from, name) < 0) {
-				lr_cli_fail(err, "out of memory");
+				lr_opt_fail(err, "out of memory");
 				return LR_CONFIG_ERR_OPEN;
 			}
 		}
 		return lr_config_load_file(path ? path : name, policy, depth, err);
 	}
 	if (!profile_name_valid(name)) {
-		lr_cli_fail(err, "profile '%s': not a valid name (a file is read with --config)", name);
+		lr_opt_fail(err, "profile '%s': not a valid name (a file is read with --config)", name);
 		return LR_CONFIG_ERR_OPEN;
 	}
 	if (lr_config_profile_dirs(&dirs) < 0) {
-		lr_cli_fail(err, "out of memory");
+		lr_opt_fail(err, "out of memory");
 		return LR_CONFIG_ERR_OPEN;
 	}
 	for (size_t i = 0; i < dirs.n; i++) {
 		_cleanup_free_ char *path = NULL;
 
 		if (asprintf(&path, "%s/%s.conf", dirs.v[i], name) < 0) {
-			lr_cli_fail(err, "out of memory");
+			lr_opt_fail(err, "out of memory");
 			goto out;
 		}
 		if (access(path, F_OK) == 0) {
@@ -378,7 +410,7 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", i ? ", " : "",
 			 dirs.v[i]);
 	}
-	lr_cli_fail(err, "profile '%s': not found in %s", name, tried);
+	lr_opt_fail(err, "profile '%s': not found in %s", name, tried);
 out:
 	lr_strlist_free(&dirs);
 	return r;

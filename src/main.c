@@ -31,27 +31,27 @@ extern char **environ;
 
 static void parse_args(int argc, char **argv, struct lr_policy *policy)
 {
-	struct lr_cli_error err;
+	struct lr_opt_error err;
 	const char *env;
 
 	switch (lr_cli_parse(argc, argv, policy, &err)) {
-	case LR_CLI_RUN:
+	case LR_OPT_RUN:
 		break;
-	case LR_CLI_HELP:
+	case LR_OPT_SHOW_HELP:
 		fputs(lr_cli_usage, stdout);
 		exit(fflush(stdout) == 0 ? 0 : LR_EXIT_FAILURE);
-	case LR_CLI_VERSION:
+	case LR_OPT_SHOW_VERSION:
 		printf("landrun %s\n", LR_VERSION);
 		exit(fflush(stdout) == 0 ? 0 : LR_EXIT_FAILURE);
-	case LR_CLI_ERROR:
+	case LR_OPT_ERROR:
 		lr_die("%s", err.msg);
 	}
 	env = getenv("LANDRUN_ON_UNSUPPORTED");
 	if (!policy->on_unsupported_set && env &&
-	    lr_cli_parse_on_unsupported(env, &policy->on_unsupported) < 0)
+	    lr_option_parse_on_unsupported(env, &policy->on_unsupported) < 0)
 		lr_die("LANDRUN_ON_UNSUPPORTED: '%s' is not one of error, warn, ignore", env);
 	env = getenv("LANDRUN_LOG_LEVEL");
-	if (!policy->log_level_set && env && lr_cli_parse_log_level(env, &policy->log_level) < 0)
+	if (!policy->log_level_set && env && lr_option_parse_log_level(env, &policy->log_level) < 0)
 		lr_die("LANDRUN_LOG_LEVEL: '%s' is not one of error, info, debug", env);
 	lr_log_set_level(policy->log_level);
 }

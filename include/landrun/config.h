@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "landrun/cli.h"
+#include "landrun/options.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 
@@ -23,13 +23,13 @@
 /* Load the policy file PATH into POLICY.  0, or LR_CONFIG_ERR_* with ERR
  * naming the file, and FILE:LINE for an error inside it. */
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
-			struct lr_cli_error *err);
+			struct lr_opt_error *err);
 
 /* Look NAME up in the profile directories and load it (from a file:
  * INCLUDED_FROM is its directory, and NAME may also be a path).  0 or
  * LR_CONFIG_ERR_* with ERR. */
 int lr_config_load_profile(const char *name, const char *included_from, struct lr_policy *policy,
-			   int depth, struct lr_cli_error *err);
+			   int depth, struct lr_opt_error *err);
 
 /* The directories profiles are looked up in, most specific first. */
 int lr_config_profile_dirs(struct lr_strlist *dirs);

@@ -92,7 +92,7 @@ static void setup(void)
 	setenv("XDG_CONFIG_HOME", dir, 1);
 }
 
-static enum lr_cli_result parse(struct lr_policy *p, struct lr_cli_error *err, const char *a1,
+static enum lr_opt_result parse(struct lr_policy *p, struct lr_opt_error *err, const char *a1,
 				const char *a2, const char *a3, const char *a4, const char *a5)
 {
 	char *argv[] = { "landrun", (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, NULL };
@@ -141,11 +141,11 @@ Test(config, errors, .init = setup)
 	write_file("c.conf", "nope = 1\n");
 	for (size_t i = 0; i < sizeof(error_cases) / sizeof(*error_cases); i++) {
 		const struct error_case *c = &error_cases[i];
-		struct lr_cli_error err;
+		struct lr_opt_error err;
 		struct lr_policy p;
 
 		write_file("a.conf", c->text);
-		cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_CLI_ERROR,
+		cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR,
 			     "accepted: %s", c->text);
 		cr_expect(contains_all(err.msg, c->message), "want: %s\ngot: %s", c->message,
 			  err.msg);
@@ -155,7 +155,7 @@ Test(config, errors, .init = setup)
 
 Test(config, settings_and_precedence, .init = setup)
 {
-	struct lr_cli_error err;
+	struct lr_opt_error err;
 	struct lr_policy p;
 
 	cr_assert_eq(mkdir("landrun", 0755), 0);
@@ -166,7 +166,7 @@ Test(config, settings_and_precedence, .init = setup)
 			     "on-unsupported = error\n"
 			     "ldd = yes\n"
 			     "add-exec = false\n");
-	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/opt", "true"), LR_CLI_RUN,
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/opt", "true"), LR_OPT_RUN,
 		     "%s", err.msg);
 	/* the file first, in order, then the command line */
 	cr_assert_eq(p.n_grants, 4);
@@ -184,28 +184,28 @@ Test(config, settings_and_precedence, .init = setup)
 	lr_policy_free(&p);
 
 	/* the command line's mode wins over the file's without a conflict */
-	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--best-effort", "true", NULL), LR_CLI_RUN,
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--best-effort", "true", NULL), LR_OPT_RUN,
 		     "%s", err.msg);
 	cr_assert_eq(p.on_unsupported, LR_UNSUPPORTED_WARN);
 	lr_policy_free(&p);
 
 	/* a profile is a name, not a path */
-	cr_assert_eq(parse(&p, &err, "--profile", "../a", "true", NULL, NULL), LR_CLI_ERROR);
+	cr_assert_eq(parse(&p, &err, "--profile", "../a", "true", NULL, NULL), LR_OPT_ERROR);
 	cr_assert_not_null(strstr(err.msg, "not a valid name"), "%s", err.msg);
 	lr_policy_free(&p);
-	cr_assert_eq(parse(&p, &err, "--config", "missing.conf", "true", NULL, NULL), LR_CLI_ERROR);
+	cr_assert_eq(parse(&p, &err, "--config", "missing.conf", "true", NULL, NULL), LR_OPT_ERROR);
 	cr_assert_str_eq(err.msg, "--config missing.conf: No such file or directory");
 	lr_policy_free(&p);
 }
 
 Test(config, ignore_missing_covers_its_own_source, .init = setup)
 {
-	struct lr_cli_error err;
+	struct lr_opt_error err;
 	struct lr_policy p;
 
 	write_file("inner.conf", "ro = /inner-a\nignore-missing = true\n");
 	write_file("a.conf", "ro = /outer-a\ninclude = ./inner.conf\nro = /outer-b\nmkdir = made,/abs\n");
-	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/cli", "true"), LR_CLI_RUN,
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/cli", "true"), LR_OPT_RUN,
 		     "%s", err.msg);
 	cr_assert_eq(p.n_grants, 4);
 	cr_expect(!p.grants[0].optional, "%s", p.grants[0].path);	/* outer file */
@@ -220,11 +220,47 @@ Test(config, ignore_missing_covers_its_own_source, .init = setup)
 
 	/* on the command line, it covers the command line's grants only */
 	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ignore-missing", "true", NULL),
-		     LR_CLI_RUN, "%s", err.msg);
+		     LR_OPT_RUN, "%s", err.msg);
 	cr_expect(!p.grants[0].optional);
 	cr_expect(p.ignore_missing);
 	lr_policy_free(&p);
-	cr_assert_eq(parse(&p, &err, "--ro", "/x", "--ignore-missing", "true", NULL), LR_CLI_RUN);
+	cr_assert_eq(parse(&p, &err, "--ro", "/x", "--ignore-missing", "true", NULL), LR_OPT_RUN);
 	cr_expect(p.grants[0].optional);
+	lr_policy_free(&p);
+}
+
+/* A value from ${VAR} is one item, whatever it holds: TMPDIR=/x,/ must not
+ * grant / (the list is split before expansion). */
+Test(config, expanded_value_is_one_item, .init = setup)
+{
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	setenv("LRT_TMP", "/x,/", 1);
+	setenv("LRT_TWO", "a,~", 1);
+	write_file("a.conf", "rw = ${LRT_TMP:-/dev/null}\n"
+			     "ro = ${LRT_TWO},/b\n"
+			     "connect-tcp = 1,${LRT_PORTS:-2}\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_assert_eq(p.n_grants, 3);
+	cr_expect_str_eq(p.grants[0].path, "/x,/");
+	cr_expect_eq(p.grants[0].access, LR_ACCESS_RO | LR_ACCESS_RW);
+	cr_expect_str_eq(strrchr(p.grants[1].path, '/'), "/a,~"); /* relative to the file */
+	cr_expect_str_eq(p.grants[2].path, "/b");
+	cr_expect_eq(p.n_connect_tcp, 2);
+	lr_policy_free(&p);
+
+	/* a port list from a variable is one item too: not a valid port */
+	setenv("LRT_PORTS", "2,3", 1);
+	cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR);
+	cr_expect_not_null(strstr(err.msg, "'2,3' is not a valid value"), "%s", err.msg);
+	lr_policy_free(&p);
+
+	/* an empty item in the file's own list is a typo */
+	write_file("a.conf", "ro = /a,,/b\n");
+	cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR);
+	cr_expect_not_null(strstr(err.msg, "a.conf:1: ro: '/a,,/b' has an empty item"), "%s",
+			   err.msg);
 	lr_policy_free(&p);
 }

@@ -131,9 +131,9 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 	p.unrestricted_scoped = flags & USCOPED;
 	p.deny_subprocess = flags & DENYSUB;
 	if (flags & CONNECT)
-		cr_assert_eq(lr_cli_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
+		cr_assert_eq(lr_option_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
 	if (flags & BIND)
-		cr_assert_eq(lr_cli_parse_ports("8080", &p.bind_tcp, &p.n_bind_tcp), 0);
+		cr_assert_eq(lr_option_parse_ports("8080", &p.bind_tcp, &p.n_bind_tcp), 0);
 	if (flags & UNIX) {
 		cr_assert_eq(lr_policy_add_grant(&p, "/run/x.sock", LR_ACCESS_UNIX, "--unix"), 0);
 		p.n_unix_paths++;

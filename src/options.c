@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "landrun/options.h"
+
+#define LIST_OF_PATHS (LR_OPTF_LIST | LR_OPTF_PATH)
+
+const struct lr_option lr_options[] = {
+	{ "add-exec", LR_OPT_ADD_EXEC, LR_ARG_NONE, 0 },
+	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "best-effort", LR_OPT_BEST_EFFORT, LR_ARG_NONE, 0 },
+	{ "bind-tcp", LR_OPT_BIND_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
+	{ "config", LR_OPT_CONFIG, LR_ARG_REQUIRED, LR_OPTF_PATH | LR_OPTF_FILE },
+	{ "connect-tcp", LR_OPT_CONNECT_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
+	{ "deny-subprocess", LR_OPT_DENY_SUBPROCESS, LR_ARG_NONE, 0 },
+	{ "env", LR_OPT_ENV, LR_ARG_REQUIRED, 0 },
+	{ "env-file", LR_OPT_ENV_FILE, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "env-prefix", LR_OPT_ENV_PREFIX, LR_ARG_REQUIRED, 0 },
+	{ "explain", LR_OPT_EXPLAIN, LR_ARG_OPTIONAL, LR_OPTF_CLI },
+	{ "help", LR_OPT_HELP, LR_ARG_NONE, LR_OPTF_CLI },
+	{ "ignore-missing", LR_OPT_IGNORE_MISSING, LR_ARG_NONE, 0 },
+	{ "keep-fd", LR_OPT_KEEP_FD, LR_ARG_REQUIRED, 0 },
+	{ "ldd", LR_OPT_LDD, LR_ARG_NONE, 0 },
+	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
+	{ "mkdir", LR_OPT_MKDIR, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "on-unsupported", LR_OPT_ON_UNSUPPORTED, LR_ARG_REQUIRED, 0 },
+	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
+	{ "ro", LR_OPT_RO, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "rox", LR_OPT_ROX, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "rw", LR_OPT_RW, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "rwx", LR_OPT_RWX, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "unix", LR_OPT_UNIX, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "unrestricted-filesystem", LR_OPT_UNRESTRICTED_FS, LR_ARG_NONE, 0 },
+	{ "unrestricted-network", LR_OPT_UNRESTRICTED_NET, LR_ARG_NONE, 0 },
+	{ "unrestricted-scoped", LR_OPT_UNRESTRICTED_SCOPED, LR_ARG_NONE, 0 },
+	{ "version", LR_OPT_VERSION, LR_ARG_NONE, LR_OPTF_CLI },
+	{ NULL, 0, LR_ARG_NONE, 0 },
+};
+
+const struct lr_option *lr_option_find(const char *name, size_t len)
+{
+	for (const struct lr_option *o = lr_options; o->name; o++)
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+const struct lr_option *lr_option_get(int id)
+{
+	for (const struct lr_option *o = lr_options; o->name; o++)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+enum lr_opt_result lr_opt_fail(struct lr_opt_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return LR_OPT_ERROR;
+}
+
+int lr_option_split(const char *list, struct lr_strlist *out)
+{
+	const char *item = list;
+
+	for (;;) {
+		const char *end = strchrnul(item, ',');
+		int r;
+
+		if (end == item)
+			return -EINVAL;
+		r = lr_strlist_take(out, strndup(item, (size_t)(end - item)));
+		if (r < 0)
+			return r;
+		if (!*end)
+			return 0;
+		item = end + 1;
+	}
+}
+
+static int parse_port(const char *s, const char *end, uint16_t *port)
+{
+	unsigned long v = 0;
+
+	if (s == end || end - s > 5)
+		return -EINVAL;
+	for (const char *c = s; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*c - '0');
+	}
+	if (v > 65535)
+		return -EINVAL;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int lr_option_parse_ports(const char *item, struct lr_port_range **ranges, size_t *n)
+{
+	const char *end = item + strlen(item), *dash = strchr(item, '-');
+	struct lr_port_range range, *slot;
+
+	if (parse_port(item, dash ? dash : end, &range.first) < 0 ||
+	    (dash && parse_port(dash + 1, end, &range.last) < 0))
+		return -EINVAL;
+	if (!dash)
+		range.last = range.first;
+	if (range.last < range.first)
+		return -EINVAL;
+	slot = lr_array_push(ranges, n, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	*slot = range;
+	return 0;
+}
+
+int lr_option_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode)
+{
+	if (strcmp(s, "error") == 0)
+		*mode = LR_UNSUPPORTED_ERROR;
+	else if (strcmp(s, "warn") == 0)
+		*mode = LR_UNSUPPORTED_WARN;
+	else if (strcmp(s, "ignore") == 0)
+		*mode = LR_UNSUPPORTED_IGNORE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int lr_option_parse_log_level(const char *s, enum lr_log_level *level)
+{
+	if (strcmp(s, "error") == 0)
+		*level = LR_LOG_ERROR;
+	else if (strcmp(s, "info") == 0)
+		*level = LR_LOG_INFO;
+	else if (strcmp(s, "debug") == 0)
+		*level = LR_LOG_DEBUG;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int add_string(char ***v, size_t *n, const char *s)
+{
+	char *copy = strdup(s);
+	char **slot;
+
+	if (!copy)
+		return -ENOMEM;
+	slot = lr_array_push(v, n, sizeof(*slot));
+	if (!slot) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*slot = copy;
+	return 0;
+}
+
+static int parse_env(struct lr_policy *p, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	_cleanup_free_ char *name = NULL;
+
+	if (!eq)
+		return lr_env_name_valid(arg, strlen(arg)) ? lr_policy_add_env(p, LR_ENV_NAME, arg, NULL)
+							   : -EINVAL;
+	if (!lr_env_name_valid(arg, (size_t)(eq - arg)))
+		return -EINVAL;
+	name = strndup(arg, (size_t)(eq - arg));
+	if (!name)
+		return -ENOMEM;
+	return lr_policy_add_env(p, LR_ENV_SET, name, eq + 1);
+}
+
+static int parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT_MAX)
+		return -EINVAL;
+	*fd = (int)v;
+	return 0;
+}
+
+static int add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag)
+{
+	return *path ? lr_policy_add_grant(p, path, access, flag) : -EINVAL;
+}
+
+enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *o,
+				   const char *arg, struct lr_opt_source *src,
+				   struct lr_opt_error *err)
+{
+	int r = 0;
+
+	switch (o->id) {
+	case LR_OPT_RO:
+		r = add_grant(p, arg, LR_ACCESS_RO, "--ro");
+		break;
+	case LR_OPT_ROX:
+		r = add_grant(p, arg, LR_ACCESS_RO | LR_ACCESS_X, "--rox");
+		break;
+	case LR_OPT_RW:
+		r = add_grant(p, arg, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
+		break;
+	case LR_OPT_RWX:
+		r = add_grant(p, arg, LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, "--rwx");
+		break;
+	case LR_OPT_ADD_EXEC:
+		p->add_exec = true;
+		break;
+	case LR_OPT_LDD:
+		p->ldd = true;
+		break;
+	case LR_OPT_IGNORE_MISSING:
+		src->ignore_missing = true;
+		if (src->depth == 0)
+			p->ignore_missing = true;
+		break;
+	case LR_OPT_MKDIR:
+		r = *arg ? add_string(&p->mkdirs, &p->n_mkdirs, arg) : -EINVAL;
+		break;
+	case LR_OPT_ALLOW_DOTENV:
+		r = *arg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, arg) : -EINVAL;
+		break;
+	case LR_OPT_UNRESTRICTED_FS:
+		p->unrestricted_fs = true;
+		break;
+	case LR_OPT_CONNECT_TCP:
+		r = lr_option_parse_ports(arg, &p->connect_tcp, &p->n_connect_tcp);
+		break;
+	case LR_OPT_BIND_TCP:
+		r = lr_option_parse_ports(arg, &p->bind_tcp, &p->n_bind_tcp);
+		break;
+	case LR_OPT_UNIX:
+		r = add_grant(p, arg, LR_ACCESS_UNIX, "--unix");
+		if (r == 0)
+			p->n_unix_paths++;
+		break;
+	case LR_OPT_UNRESTRICTED_NET:
+		p->unrestricted_net = true;
+		break;
+	case LR_OPT_UNRESTRICTED_SCOPED:
+		p->unrestricted_scoped = true;
+		break;
+	case LR_OPT_DENY_SUBPROCESS:
+		p->deny_subprocess = true;
+		break;
+	case LR_OPT_ENV:
+		r = parse_env(p, arg);
+		if (r == -EINVAL)
+			return lr_opt_fail(err, "--env: '%.*s' is not a valid variable name",
+					   (int)strcspn(arg, "="), arg);
+		break;
+	case LR_OPT_ENV_PREFIX:
+		if (!lr_env_name_valid(arg, strlen(arg)))
+			return lr_opt_fail(err, "--env-prefix: '%s' is not a valid variable name prefix",
+					   arg);
+		r = lr_policy_add_env(p, LR_ENV_PREFIX, arg, NULL);
+		break;
+	case LR_OPT_ENV_FILE:
+		if (p->env_file)
+			return lr_opt_fail(err, "--env-file given twice");
+		if (!*arg)
+			return lr_opt_fail(err, "--env-file: empty path");
+		p->env_file = strdup(arg);
+		r = p->env_file ? 0 : -ENOMEM;
+		break;
+	case LR_OPT_KEEP_FD: {
+		int fd, *slot;
+
+		if (parse_fd(arg, &fd) < 0)
+			return lr_opt_fail(err, "--keep-fd: '%s' is not a file descriptor number", arg);
+		slot = lr_array_push(&p->keep_fds, &p->n_keep_fds, sizeof(*slot));
+		if (!slot)
+			r = -ENOMEM;
+		else
+			*slot = fd;
+		break;
+	}
+	case LR_OPT_ON_UNSUPPORTED: {
+		enum lr_on_unsupported mode;
+
+		if (lr_option_parse_on_unsupported(arg, &mode) < 0)
+			return lr_opt_fail(err, "--on-unsupported: '%s' is not one of error, warn, ignore",
+					   arg);
+		if (src->best_effort && mode != LR_UNSUPPORTED_WARN)
+			return lr_opt_fail(err, "--on-unsupported=%s conflicts with --best-effort", arg);
+		p->on_unsupported = mode;
+		p->on_unsupported_set = src->mode_given = true;
+		break;
+	}
+	case LR_OPT_BEST_EFFORT:
+		if (src->mode_given && p->on_unsupported != LR_UNSUPPORTED_WARN)
+			return lr_opt_fail(err, "--best-effort conflicts with --on-unsupported (best "
+						"effort is 'warn')");
+		p->on_unsupported = LR_UNSUPPORTED_WARN;
+		p->on_unsupported_set = src->mode_given = src->best_effort = true;
+		break;
+	case LR_OPT_EXPLAIN:
+		if (!arg || strcmp(arg, "text") == 0)
+			p->explain = LR_EXPLAIN_TEXT;
+		else if (strcmp(arg, "json") == 0)
+			p->explain = LR_EXPLAIN_JSON;
+		else
+			return lr_opt_fail(err, "--explain: '%s' is not one of text, json", arg);
+		break;
+	case LR_OPT_LOG_LEVEL:
+		if (lr_option_parse_log_level(arg, &p->log_level) < 0)
+			return lr_opt_fail(err, "--log-level: '%s' is not one of error, info, debug", arg);
+		p->log_level_set = true;
+		break;
+	case LR_OPT_HELP:
+		return LR_OPT_SHOW_HELP;
+	case LR_OPT_VERSION:
+		return LR_OPT_SHOW_VERSION;
+	default:
+		return lr_opt_fail(err, "--%s: not handled here", o->name);
+	}
+	if (r == -ENOMEM)
+		return lr_opt_fail(err, "out of memory");
+	if (r < 0)
+		return lr_opt_fail(err, "--%s: '%s' is not a valid value", o->name, arg ? arg : "");
+	return LR_OPT_RUN;
+}
