@@ -107,9 +107,21 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	for (size_t i = 0; i < in->rules->n; i++) {
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
-		fprintf(out, "  %-6s %s -> %s: %s\n", r->grant->flag, r->grant->path, r->realpath,
+		fprintf(out, "  %-6s %s%s -> %s: %s\n", r->grant->flag, r->grant->path,
+			r->carved ? " (carved)" : "", r->realpath,
 			r->rights ? fs_rights_text(r->rights, buf, sizeof(buf))
 				  : "nothing (no Landlock)");
+	}
+	for (size_t i = 0, n = 0; i < in->holes->n; i++) {
+		const struct lr_hole *h = &in->holes->v[i];
+
+		if (!h->carved)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\nkept out of the grants (each granted directory above them is "
+				     "carved: its entries are granted one by one):\n");
+		fprintf(out, "  %-9s %s: %s\n", h->kind == LR_HOLE_SECRET ? "no access" : "read-only",
+			h->path, h->why);
 	}
 	fprintf(out, "\nnetwork: %s; TCP connect: ",
 		in->policy->unrestricted_net ? "unrestricted" : "restricted");
@@ -202,7 +214,22 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 			fputs(n++ ? "," : "", out);
 			json_str(out, fs_right_names[b]);
 		}
-		fprintf(out, "],\"optional\":%s}", r->grant->optional ? "true" : "false");
+		fprintf(out, "],\"optional\":%s,\"carved\":%s}", r->grant->optional ? "true" : "false",
+			r->carved ? "true" : "false");
+	}
+	fprintf(out, "],\"kept_out\":[");
+	for (size_t i = 0, n = 0; i < in->holes->n; i++) {
+		const struct lr_hole *h = &in->holes->v[i];
+
+		if (!h->carved)
+			continue;
+		fprintf(out, "%s{\"path\":", n++ ? "," : "");
+		json_str(out, h->path);
+		fprintf(out, ",\"access\":");
+		json_str(out, h->kind == LR_HOLE_SECRET ? "none" : "read");
+		fprintf(out, ",\"why\":");
+		json_str(out, h->why);
+		fputc('}', out);
 	}
 	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s},\"process\":{\"deny_subprocess\":%s,"
 		     "\"keep_fds\":[",

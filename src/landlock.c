@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,15 +12,35 @@
 #include "landrun/landlock.h"
 #include "landrun/landlock_uapi.h"
 #include "landrun/log.h"
+#include "landrun/scan.h"
 #include "landrun/util.h"
+
+/* Append a rule for the descriptor FD (taken over: closed on failure). */
+static struct lr_fs_rule *push_rule(struct lr_fs_rules *rules, int fd, bool is_dir, uint64_t rights,
+				    char *realpath, const struct lr_grant *g, bool carved)
+{
+	struct lr_fs_rule *rule = lr_array_push(&rules->v, &rules->n, sizeof(*rule));
+
+	if (!rule) {
+		close(fd);
+		free(realpath);
+		return NULL;
+	}
+	rule->fd = fd;
+	rule->is_dir = is_dir;
+	rule->rights = rights;
+	rule->realpath = realpath;
+	rule->grant = g;
+	rule->carved = carved;
+	return rule;
+}
 
 int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
 			   struct lr_fs_rules *rules, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < policy->n_grants; i++) {
 		const struct lr_grant *g = &policy->grants[i];
-		struct lr_fs_rule *rule;
-		struct stat st;
+		struct stat st, real_st;
 		char *real;
 		int fd;
 
@@ -43,20 +64,204 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 			close(fd);
 			return -e;
 		}
-		rule = lr_array_push(&rules->v, &rules->n, sizeof(*rule));
-		if (!rule) {
+		/* the name every check looks at must be the inode the rule holds:
+		 * a symlink changed in between would grant one file and check another */
+		if (stat(real, &real_st) < 0 || real_st.st_dev != st.st_dev ||
+		    real_st.st_ino != st.st_ino) {
+			snprintf(err, errlen, "%s %s: changed while landrun opened it", g->flag,
+				 g->path);
 			close(fd);
 			free(real);
+			return -EAGAIN;
+		}
+		if (!push_rule(rules, fd, S_ISDIR(st.st_mode),
+			       lr_plan_fs_rights(plan, g->access, S_ISDIR(st.st_mode)), real, g,
+			       false)) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
-		rule->fd = fd;
-		rule->is_dir = S_ISDIR(st.st_mode);
-		rule->rights = lr_plan_fs_rights(plan, g->access, rule->is_dir);
-		rule->realpath = real;
-		rule->grant = g;
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- carving */
+
+/* Rights that apply to files (the others are for directories only). */
+#define FS_FILE_MASK (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+		      LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |   \
+		      LANDLOCK_ACCESS_FS_IOCTL_DEV)
+/* What may reach a hole from a directory above it. */
+#define THROUGH_SECRET LANDLOCK_ACCESS_FS_READ_DIR
+#define THROUGH_PROTECTED (LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_READ_FILE | \
+			   LANDLOCK_ACCESS_FS_EXECUTE)
+
+static uint64_t through(enum lr_hole_kind kind)
+{
+	return kind == LR_HOLE_SECRET ? THROUGH_SECRET : THROUGH_PROTECTED;
+}
+
+struct carve {
+	struct lr_fs_rules *out;
+	struct lr_holes *holes;
+	const struct lr_grant *grant;
+	char *err;
+	size_t errlen;
+};
+
+/* The holes strictly beneath PATH among V[0..N), and at PATH: the rights
+ * that may pass through PATH to them, and those PATH itself may have. */
+static void holes_near(const struct carve *c, const char *path, const size_t *v, size_t n,
+		       uint64_t *below, uint64_t *at)
+{
+	*below = *at = ~0ULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct lr_hole *h = &c->holes->v[v[i]];
+
+		if (strcmp(h->path, path) == 0)
+			*at &= through(h->kind);
+		else if (lr_path_beneath(h->path, path))
+			*below &= through(h->kind);
+	}
+}
+
+static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const size_t *v,
+		     size_t n);
+
+/* One entry NAME of the directory at DIRFD (PATH) being carved. */
+static int carve_entry(struct carve *c, int dirfd, const char *path, const char *name,
+		       uint64_t rights, const size_t *v, size_t n)
+{
+	char *child;
+	uint64_t below, at;
+	struct stat st;
+	int fd;
+
+	if (asprintf(&child, "%s/%s", strcmp(path, "/") ? path : "", name) < 0)
+		return -ENOMEM;
+	holes_near(c, child, v, n, &below, &at);
+	rights &= at;
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(child);
+		/* gone since it was listed: it gets nothing */
+		if (e == ENOENT)
+			return 0;
+		snprintf(c->err, c->errlen, "%s %s: cannot grant %s/%s: %s", c->grant->flag,
+			 c->grant->path, path, name, strerror(e));
+		return -e;
+	}
+	if (S_ISDIR(st.st_mode) && below != ~0ULL && rights)
+		return carve_dir(c, fd, child, rights, v, n);
+	if (!S_ISDIR(st.st_mode))
+		rights &= FS_FILE_MASK;
+	/* a symlink gets no rule: what it points to has its own */
+	if (S_ISLNK(st.st_mode) || !rights) {
+		close(fd);
+		free(child);
+		return 0;
+	}
+	if (!push_rule(c->out, fd, S_ISDIR(st.st_mode), rights, child, c->grant, true))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Grant the directory at FD (O_PATH, taken over; canonical PATH, taken over)
+ * RIGHTS, but for the holes among V beneath it: Landlock rights granted on a
+ * directory reach everything beneath it, so the directory itself gets only
+ * what may pass through to its holes, and each entry its own rule (an entry
+ * on the way to a hole is carved in turn).
+ */
+static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const size_t *v,
+		     size_t n)
+{
+	uint64_t below, at;
+	struct dirent *de;
+	int r = 0, dfd;
+	DIR *d;
+
+	holes_near(c, path, v, n, &below, &at);
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (!push_rule(c->out, fd, true, rights & below, path, c->grant, true))
+		r = -ENOMEM;
+	if (r == 0 && (dfd < 0 || !(d = fdopendir(dfd)))) {
+		r = -errno;
+		snprintf(c->err, c->errlen, "%s %s: cannot list %s to grant its entries: %s",
+			 c->grant->flag, c->grant->path, path, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	if (r < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	while (r == 0) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			r = carve_entry(c, dirfd(d), path, de->d_name, rights, v, n);
+	}
+	if (r < 0 && !c->err[0])
+		snprintf(c->err, c->errlen, "%s %s: cannot list %s to grant its entries: %s",
+			 c->grant->flag, c->grant->path, path, strerror(-r));
+	closedir(d);
+	return r;
+}
+
+int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
+		      size_t errlen)
+{
+	struct lr_fs_rules out = { 0 };
+	size_t *v = NULL;
+	int r = 0;
+
+	if (holes->n && !(v = calloc(holes->n, sizeof(*v)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	err[0] = '\0';
+	for (size_t i = 0; i < rules->n && r == 0; i++) {
+		struct lr_fs_rule *rule = &rules->v[i];
+		struct carve c = { &out, holes, rule->grant, err, errlen };
+		size_t n = 0;
+
+		/* the holes beneath this rule that it would let more through to */
+		for (size_t h = 0; rule->is_dir && h < holes->n; h++) {
+			const struct lr_hole *hole = &holes->v[h];
+
+			if (strcmp(hole->path, rule->realpath) != 0 &&
+			    lr_path_beneath(hole->path, rule->realpath) &&
+			    (rule->rights & ~through(hole->kind))) {
+				v[n++] = h;
+				holes->v[h].carved = true;
+			}
+		}
+		if (n == 0) {
+			if (!push_rule(&out, rule->fd, rule->is_dir, rule->rights, rule->realpath,
+				       rule->grant, false))
+				r = -ENOMEM;
+		} else {
+			r = carve_dir(&c, rule->fd, rule->realpath, rule->rights, v, n);
+		}
+		rule->fd = -1;
+		rule->realpath = NULL;
+	}
+	free(v);
+	if (r == -ENOMEM && !err[0])
+		snprintf(err, errlen, "out of memory");
+	lr_landlock_rules_free(rules);
+	*rules = out;
+	return r;
 }
 
 /* mkdir -p, with 0700 for what it creates: 0 or -errno. */
@@ -222,4 +427,65 @@ int lr_landlock_witness_check(const struct lr_witness *w)
 		return -EPERM;
 	}
 	return errno == EACCES ? 0 : -errno;
+}
+
+/* The carving's witness for one hole: 0 if the kernel denies it. */
+static int hole_closed(const struct lr_hole *h)
+{
+	struct stat st;
+	int fd, sr;
+
+	if (h->kind == LR_HOLE_SECRET) {
+		fd = open(h->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return -EPERM;
+		}
+		return errno == EACCES || errno == ENOENT ? 0 : -errno;
+	}
+	sr = stat(h->path, &st);
+	if (sr < 0 && errno != ENOENT)
+		return -errno;
+	if (sr < 0 || S_ISDIR(st.st_mode)) {
+		/* a directory, or one git would use that is not there yet:
+		 * nothing may be created in it, or it may not be created */
+		bool exists = sr == 0;
+		char probe[PATH_MAX];
+
+		if (snprintf(probe, sizeof(probe), "%s%s", h->path,
+			     exists ? "/.landrun-witness" : "") >= (int)sizeof(probe))
+			return -ENAMETOOLONG;
+		if (mkdir(probe, 0700) == 0) {
+			rmdir(probe);
+			return -EPERM;
+		}
+		return errno == EACCES ? 0 : -errno;
+	}
+	fd = open(h->path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return -EPERM;
+	}
+	return errno == EACCES || errno == ENOENT ? 0 : -errno;
+}
+
+int lr_landlock_holes_check(const struct lr_holes *holes, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < holes->n; i++) {
+		const struct lr_hole *h = &holes->v[i];
+		int r;
+
+		if (!h->carved)
+			continue;
+		r = hole_closed(h);
+		if (r == -EPERM)
+			snprintf(err, errlen, "%s %s was not denied", h->path,
+				 h->kind == LR_HOLE_SECRET ? "(a secret file): reading it"
+							   : "(read-only): writing in it");
+		else if (r < 0)
+			snprintf(err, errlen, "checking %s failed: %s", h->path, strerror(-r));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }

@@ -7,7 +7,7 @@
 
 #include "landrun/log.h"
 
-static enum lr_log_level log_level = LR_LOG_ERROR;
+static enum lr_log_level log_level = LR_LOG_NOTICE;
 
 void lr_log_set_level(enum lr_log_level level)
 {
@@ -63,6 +63,17 @@ void lr_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vlog("warning: ", fmt, ap, NULL);
+	va_end(ap);
+}
+
+void lr_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_level < LR_LOG_NOTICE)
+		return;
+	va_start(ap, fmt);
+	vlog(NULL, fmt, ap, NULL);
 	va_end(ap);
 }
 

@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -20,12 +22,13 @@
 #include "landrun/env.h"
 #include "landrun/exec.h"
 #include "landrun/explain.h"
-#include "landrun/exposure.h"
 #include "landrun/features.h"
 #include "landrun/landlock.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
+#include "landrun/scan.h"
 #include "landrun/seccomp.h"
+#include "landrun/util.h"
 
 extern char **environ;
 
@@ -52,7 +55,7 @@ static void parse_args(int argc, char **argv, struct lr_policy *policy)
 		lr_die("LANDRUN_ON_UNSUPPORTED: '%s' is not one of error, warn, ignore", env);
 	env = getenv("LANDRUN_LOG_LEVEL");
 	if (!policy->log_level_set && env && lr_option_parse_log_level(env, &policy->log_level) < 0)
-		lr_die("LANDRUN_LOG_LEVEL: '%s' is not one of error, info, debug", env);
+		lr_die("LANDRUN_LOG_LEVEL: '%s' is not one of error, notice, info, debug", env);
 	lr_log_set_level(policy->log_level);
 }
 
@@ -181,8 +184,23 @@ static void check_seccomp_witness(const struct lr_policy *policy, struct lr_plan
 	decide(policy, plan, " (witness)");
 }
 
+/* After restrict_self: what the grants were carved around must be closed. */
+static void check_holes(const struct lr_policy *policy, struct lr_plan *plan,
+			const struct lr_holes *holes)
+{
+	char err[PATH_MAX + 128];
+
+	if (lr_landlock_holes_check(holes, err, sizeof(err)) == 0)
+		return;
+	lr_warn("witness: %s", err);
+	plan->rows[LR_PROT_FS_SECRETS].layer = LR_LAYER_NONE;
+	plan->rows[LR_PROT_FS_PROTECTED].layer = LR_LAYER_NONE;
+	decide(policy, plan, " (witness)");
+}
+
 static void confine(const struct lr_policy *policy, struct lr_plan *plan,
-		    const struct lr_fs_rules *rules)
+		    const struct lr_fs_rules *rules, const struct lr_holes *holes,
+		    const struct rlimit *nofile)
 {
 	struct lr_witness witness;
 	char err[512];
@@ -201,6 +219,7 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		if (r < 0)
 			lr_die("%s", err);
 		check_witness(policy, plan, &witness);
+		check_holes(policy, plan, holes);
 	}
 
 	/* last: the rule fds above are ours too, and an inherited fd to a
@@ -210,6 +229,8 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
 	if (r < 0)
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
+	if (setrlimit(RLIMIT_NOFILE, nofile) < 0)
+		lr_die_errno("cannot restore the limit of open files");
 
 	/* last: compiled at build time for this plan */
 	if (plan->seccomp) {
@@ -256,6 +277,85 @@ static void make_dirs(struct lr_policy *policy)
 				policy->grants[i].optional = true;
 }
 
+/* A carved grant holds one descriptor for each entry beside a hole until the
+ * ruleset is made: the soft limit of open files goes up to the hard one
+ * meanwhile, and back down for the command.  SAVED is what to restore. */
+static void raise_nofile(struct rlimit *saved)
+{
+	struct rlimit raised;
+
+	if (getrlimit(RLIMIT_NOFILE, saved) < 0)
+		lr_die_errno("cannot read the limit of open files");
+	raised = *saved;
+	raised.rlim_cur = raised.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &raised) < 0)
+		lr_debug("cannot raise the limit of open files: %s", strerror(errno));
+}
+
+/* The path as the user will recognise it: relative to the current directory
+ * when beneath it. */
+static const char *shown(const char *path, const char *cwd)
+{
+	size_t n = cwd ? strlen(cwd) : 0;
+
+	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+/* One line on what the carving kept out and kept read-only. */
+static void tell_holes(const struct lr_holes *holes, const char *cwd)
+{
+	for (int kind = LR_HOLE_SECRET; kind <= LR_HOLE_PROTECTED; kind++) {
+		char line[1024];
+		size_t used = 0, n = 0, listed = 0;
+
+		for (size_t i = 0; i < holes->n; i++) {
+			const struct lr_hole *h = &holes->v[i];
+			int w;
+
+			if (!h->carved || (int)h->kind != kind)
+				continue;
+			if (n++ >= 4)
+				continue;
+			w = snprintf(line + used, sizeof(line) - used, "%s%s", listed ? ", " : "",
+				     shown(h->path, cwd));
+			if (w > 0 && (size_t)w < sizeof(line) - used)
+				used += (size_t)w, listed++;
+		}
+		if (!n)
+			continue;
+		if (n > listed)
+			snprintf(line + used, sizeof(line) - used, " and %zu more", n - listed);
+		if (kind == LR_HOLE_SECRET)
+			lr_notice("kept out of the grants: %s (secret files; see --explain)", line);
+		else
+			lr_notice("kept read-only: %s (code there runs outside the sandbox later; "
+				  "see --explain)",
+				  line);
+	}
+}
+
+/* Secrets and protected paths inside the grants: found, then carved around. */
+static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
+		     struct lr_holes *holes)
+{
+	_cleanup_free_ char *cwd = NULL;
+	char err[PATH_MAX + 512];
+
+	if (policy->unrestricted_fs)
+		return;
+	cwd = getcwd(NULL, 0);
+	if (lr_scan(policy, rules, cwd, getenv("HOME"), holes, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	if (lr_landlock_carve(rules, holes, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	lr_debug("checked %zu entries for secret files and protected paths; %zu rules",
+		 holes->entries, rules->n);
+	if (policy->explain == LR_EXPLAIN_NONE)
+		tell_holes(holes, cwd);
+}
+
 /* With 0, 1 or 2 closed, the next open would take its place and survive
  * into the sandbox as the command's stdin, stdout or stderr. */
 static void ensure_std_fds(void)
@@ -278,6 +378,8 @@ int main(int argc, char **argv)
 	struct lr_kvlist file_env = { 0 };
 	struct lr_strlist child_env = { 0 };
 	struct lr_fs_rules rules = { 0 };
+	struct lr_holes holes = { 0 };
+	struct rlimit nofile;
 	struct lr_plan plan;
 	char err[512];
 	char *command;
@@ -298,13 +400,13 @@ int main(int argc, char **argv)
 	lr_plan_compute(&policy, &features, &plan);
 
 	make_dirs(&policy);
+	raise_nofile(&nofile);
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
-	if (lr_exposure_check(&policy, &rules, err, sizeof(err)) < 0)
-		lr_die("%s", err);
+	keep_out(&policy, &rules, &holes);
 
 	if (policy.explain != LR_EXPLAIN_NONE) {
-		struct lr_explain_input in = { &policy, &plan, &rules, &child_env, command };
+		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command };
 
 		if (policy.explain == LR_EXPLAIN_JSON)
 			lr_explain_json(stdout, &in);
@@ -317,6 +419,6 @@ int main(int argc, char **argv)
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);
-	confine(&policy, &plan, &rules);
+	confine(&policy, &plan, &rules, &holes, &nofile);
 	run(&policy, command, child_env.v);
 }

@@ -12,6 +12,7 @@
 const struct lr_option lr_options[] = {
 	{ "add-exec", LR_OPT_ADD_EXEC, LR_ARG_NONE, 0 },
 	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "allow-protected", LR_OPT_ALLOW_PROTECTED, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "best-effort", LR_OPT_BEST_EFFORT, LR_ARG_NONE, 0 },
 	{ "bind-tcp", LR_OPT_BIND_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "config", LR_OPT_CONFIG, LR_ARG_REQUIRED, LR_OPTF_PATH | LR_OPTF_FILE },
@@ -139,6 +140,8 @@ int lr_option_parse_log_level(const char *s, enum lr_log_level *level)
 {
 	if (strcmp(s, "error") == 0)
 		*level = LR_LOG_ERROR;
+	else if (strcmp(s, "notice") == 0)
+		*level = LR_LOG_NOTICE;
 	else if (strcmp(s, "info") == 0)
 		*level = LR_LOG_INFO;
 	else if (strcmp(s, "debug") == 0)
@@ -234,6 +237,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 	case LR_OPT_ALLOW_DOTENV:
 		r = *arg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, arg) : -EINVAL;
 		break;
+	case LR_OPT_ALLOW_PROTECTED:
+		r = *arg ? add_string(&p->allow_protected, &p->n_allow_protected, arg) : -EINVAL;
+		break;
 	case LR_OPT_UNRESTRICTED_FS:
 		p->unrestricted_fs = true;
 		break;
@@ -318,7 +324,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_LOG_LEVEL:
 		if (lr_option_parse_log_level(arg, &p->log_level) < 0)
-			return lr_opt_fail(err, "--log-level: '%s' is not one of error, info, debug", arg);
+			return lr_opt_fail(err,
+					   "--log-level: '%s' is not one of error, notice, info, debug",
+					   arg);
 		p->log_level_set = true;
 		break;
 	case LR_OPT_HELP:

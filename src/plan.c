@@ -39,6 +39,16 @@ static const struct {
 		"ioctl on device files outside the read-write grants is denied",
 		"Landlock ABI 5 (Linux 6.10+)" },
 		LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	[LR_PROT_FS_SECRETS] = { { "fs.secrets",
+		"secret files inside the grants (.env, .env.*, .envrc, *.env, their backups) and "
+		"the --env-file are unreadable: the grants are carved around them",
+		"Landlock (Linux 5.13+, enabled in the lsm= boot list)" },
+		LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR },
+	[LR_PROT_FS_PROTECTED] = { { "fs.protected",
+		"inside writable grants, what runs code later outside the sandbox (.git, git hook "
+		"managers, the harnesses' project settings, shell start-up files) is read-only",
+		"Landlock (Linux 5.13+, enabled in the lsm= boot list)" },
+		LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG },
 	[LR_PROT_NET_SOCKETS] = { { "net.sockets",
 		"sockets are limited to AF_UNIX (and TCP with --connect-tcp/--bind-tcp): no raw, "
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
@@ -182,7 +192,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	plan->landlock_errata = features->landlock_errata;
 	fs_known = lr_landlock_fs_rights(plan->abi);
 
-	for (int p = LR_PROT_FS_READ; p <= LR_PROT_FS_IOCTL_DEV; p++) {
+	for (int p = LR_PROT_FS_READ; p <= LR_PROT_FS_PROTECTED; p++) {
 		bool known = (prots[p].fs_rights & ~fs_known) == 0;
 
 		set_row(plan, p, fs, known ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);

@@ -10,7 +10,7 @@ void lr_policy_init(struct lr_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->on_unsupported = LR_UNSUPPORTED_WARN;
-	p->log_level = LR_LOG_ERROR;
+	p->log_level = LR_LOG_NOTICE;
 }
 
 static void free_strv(char **v, size_t n)
@@ -32,6 +32,7 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->env);
 	free(p->env_file);
 	free_strv(p->allow_dotenv, p->n_allow_dotenv);
+	free_strv(p->allow_protected, p->n_allow_protected);
 	free_strv(p->mkdirs, p->n_mkdirs);
 	free(p->keep_fds);
 	free(p->connect_tcp);

@@ -6,6 +6,7 @@
 
 #include "landrun/landlock.h"
 #include "landrun/plan.h"
+#include "landrun/scan.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 
@@ -13,6 +14,7 @@ struct lr_explain_input {
 	const struct lr_policy *policy;
 	const struct lr_plan *plan;
 	const struct lr_fs_rules *rules;
+	const struct lr_holes *holes;	/* what the grants were carved around */
 	const struct lr_strlist *env;	/* the command's environment, NAME=VALUE */
 	const char *command;		/* resolved path, or NULL */
 };

@@ -17,9 +17,10 @@
 struct lr_fs_rule {
 	int fd;			/* O_PATH */
 	bool is_dir;
+	bool carved;		/* made by carving the grant around what it must not reach */
 	uint64_t rights;
-	char *realpath;		/* canonical path, for messages and exposure checks */
-	const struct lr_grant *grant;
+	char *realpath;		/* canonical path of the inode FD holds */
+	const struct lr_grant *grant;	/* the grant it comes from */
 };
 
 struct lr_fs_rules {
@@ -27,14 +28,39 @@ struct lr_fs_rules {
 	size_t n;
 };
 
+struct lr_holes;
+
 /*
  * Open every grant of POLICY (O_PATH, relative to the working directory) and
  * compute its rights under PLAN.  A missing path is an error unless the
- * grant is optional (ignore-missing in the file or command line that made it).  0, or -errno with ERR naming flag and path.
+ * grant is optional (ignore-missing in the file or command line that made
+ * it); a path whose canonical name no longer names the opened inode (a
+ * symlink changed meanwhile) is an error too.  0, or -errno with ERR naming
+ * flag and path.
  */
 int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
 			   struct lr_fs_rules *rules, char *err, size_t errlen);
 void lr_landlock_rules_free(struct lr_fs_rules *rules);
+
+/*
+ * Carve RULES around HOLES (scan.h): a directory rule that would let more
+ * reach a hole beneath it than the hole allows (nothing to a secret, reading
+ * to a protected path) is replaced by a rule for the directory with only what
+ * may pass through, and one rule for each of its entries, the ones on the way
+ * to a hole carved in turn.  Marks the holes it carved around.  0, or -errno
+ * with ERR.
+ */
+int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
+		      size_t errlen);
+
+/*
+ * After enforcing, the carving's witness: every carved secret must be
+ * unreadable and every carved protected path unwritable (tried: a
+ * read-only open, a write-only open, a mkdir undone at once if it worked).
+ * 0; -EPERM with ERR naming the first that is not; other -errno when a
+ * check itself failed.
+ */
+int lr_landlock_holes_check(const struct lr_holes *holes, char *err, size_t errlen);
 
 /* Create the --mkdir directories that are missing (0700, parents too).
  * 0, or -errno with ERR naming the path. */

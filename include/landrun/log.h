@@ -18,6 +18,7 @@ noreturn void lr_die_errno(const char *fmt, ...) __attribute__((format(printf, 1
 noreturn void lr_die_status(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void lr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lr_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

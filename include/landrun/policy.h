@@ -46,7 +46,8 @@ enum lr_on_unsupported {
 };
 
 enum lr_log_level {
-	LR_LOG_ERROR,
+	LR_LOG_ERROR,		/* errors and warnings only */
+	LR_LOG_NOTICE,		/* also what landrun changed of the grants (the default) */
 	LR_LOG_INFO,
 	LR_LOG_DEBUG,
 };
@@ -74,8 +75,10 @@ struct lr_policy {
 	size_t n_env;
 	char *env_file;
 
-	char **allow_dotenv;	/* .env files the user accepts to expose */
+	char **allow_dotenv;	/* secret files (or trees of them) the user accepts to expose */
 	size_t n_allow_dotenv;
+	char **allow_protected;	/* protected paths the user accepts to make writable */
+	size_t n_allow_protected;
 
 	int *keep_fds;
 	size_t n_keep_fds;

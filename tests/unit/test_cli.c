@@ -106,7 +106,7 @@ struct scalars {
 static const struct scalars defaults = {
 	.on_unsupported = LR_UNSUPPORTED_WARN,
 	.on_unsupported_set = false,
-	.log_level = LR_LOG_ERROR,
+	.log_level = LR_LOG_NOTICE,
 	.explain = LR_EXPLAIN_NONE,
 };
 

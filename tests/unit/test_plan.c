@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "landrun/cli.h"
-#include "landrun/exposure.h"
 #include "landrun/features.h"
 #include "landrun/plan.h"
 #include "landrun/policy.h"
@@ -48,7 +47,7 @@ static const enum lr_prot launcher_prots[] = {
 
 static const enum lr_prot fs_prots[] = {
 	LR_PROT_FS_READ, LR_PROT_FS_WRITE, LR_PROT_FS_EXEC, LR_PROT_FS_TRUNCATE,
-	LR_PROT_FS_IOCTL_DEV,
+	LR_PROT_FS_IOCTL_DEV, LR_PROT_FS_SECRETS, LR_PROT_FS_PROTECTED,
 };
 
 /*
@@ -58,7 +57,7 @@ static const enum lr_prot fs_prots[] = {
  */
 static const enum lr_prot row_order[] = {
 	LR_PROT_FS_READ, LR_PROT_FS_WRITE, LR_PROT_FS_EXEC, LR_PROT_FS_TRUNCATE,
-	LR_PROT_FS_IOCTL_DEV,
+	LR_PROT_FS_IOCTL_DEV, LR_PROT_FS_SECRETS, LR_PROT_FS_PROTECTED,
 	LR_PROT_NET_SOCKETS, LR_PROT_NET_TCP, LR_PROT_NET_UDP, LR_PROT_NET_UNIX,
 	LR_PROT_SCOPE_ABSTRACT_UNIX, LR_PROT_SCOPE_SIGNAL, LR_PROT_KERNEL_SURFACE,
 	LR_PROT_KERNEL_FOREIGN_ABI, LR_PROT_NO_SUBPROCESS,
@@ -89,7 +88,7 @@ static void expect_rows(const char *what, const struct lr_plan *plan, const char
 
 	cr_assert_eq(ARRAY_SIZE(row_order), LR_PROT_COUNT, "a row is missing from row_order");
 	for (size_t i = 0; i < ARRAY_SIZE(row_order); i++) {
-		if (i == 5 || i == 14)
+		if (i == 7 || i == 16)
 			got[n++] = '|';
 		got[n++] = row_char(plan, row_order[i]);
 	}
@@ -157,7 +156,7 @@ struct abi_case {
 	bool seccomp;		/* seccomp filters available */
 	int used;		/* the ABI landrun uses */
 	char rows[32];
-	unsigned fs_lost;	/* lost among the five fs rows */
+	unsigned fs_lost;	/* lost among the seven fs rows */
 	unsigned lost;		/* lost in all */
 	uint64_t handled_fs;
 	uint64_t handled_net;
@@ -167,28 +166,28 @@ struct abi_case {
 
 static struct abi_case abi_cases[] = {
 	/* abi err  seccomp used  rows                     fs  all  handled_fs net  scoped flags */
-	{ 0, 0,          true, 0, "-----|SSSSS-SS.|PPPP",  5,  6,   0,       0,   0,   0 },
-	{ 0, ENOSYS,     true, 0, "-----|SSSSS-SS.|PPPP",  5,  6,   0,       0,   0,   0 },
-	{ 0, EOPNOTSUPP, true, 0, "-----|SSSSS-SS.|PPPP",  5,  6,   0,       0,   0,   0 },
-	{ 1, 0,  true, 1,         "LLL--|SSSSS-SS.|PPPP",  2,  3,   ABI1_FS, 0,   0,   0 },
-	{ 2, 0,  true, 2,         "LLL--|SSSSS-SS.|PPPP",  2,  3,   ABI2_FS, 0,   0,   0 },
-	{ 3, 0,  true, 3,         "LLLL-|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 4, 0,  true, 4,         "LLLL-|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 5, 0,  true, 5,         "LLLLL|SSSSS-SS.|PPPP",  0,  1,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  true, 6,         "LLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 0 },
-	{ 7, 0,  true, 7,         "LLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 8, 0,  true, 8,         "LLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 9, 0,  true, 9,         "LLLLL|SSSLLLSS.|PPPP",  0,  0,   ABI9_FS, 0,   0x3, 1 },
-	{ 10, 0, true, 10,        "LLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 11, 0, true, 10,        "LLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 64, 0, true, 10,        "LLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, 0,          true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
+	{ 0, ENOSYS,     true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
+	{ 0, EOPNOTSUPP, true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
+	{ 1, 0,  true, 1,         "LLL--LL|SSSSS-SS.|PPPP",  2,  3,   ABI1_FS, 0,   0,   0 },
+	{ 2, 0,  true, 2,         "LLL--LL|SSSSS-SS.|PPPP",  2,  3,   ABI2_FS, 0,   0,   0 },
+	{ 3, 0,  true, 3,         "LLLL-LL|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 4, 0,  true, 4,         "LLLL-LL|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 5, 0,  true, 5,         "LLLLLLL|SSSSS-SS.|PPPP",  0,  1,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  true, 6,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 0 },
+	{ 7, 0,  true, 7,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 8, 0,  true, 8,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 9, 0,  true, 9,         "LLLLLLL|SSSLLLSS.|PPPP",  0,  0,   ABI9_FS, 0,   0x3, 1 },
+	{ 10, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 11, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 64, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
 	/* no seccomp: what it would carry is lost */
-	{ 0, ENOSYS, false, 0,    "-----|--------.|PPPP",  5,  13,  0,       0,   0,   0 },
-	{ 1, 0,  false, 1,        "LLL--|--------.|PPPP",  2,  10,  ABI1_FS, 0,   0,   0 },
-	{ 5, 0,  false, 5,        "LLLLL|--------.|PPPP",  0,  8,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  false, 6,        "LLLLL|----LL--.|PPPP",  0,  6,   ABI5_FS, 0,   0x3, 0 },
-	{ 9, 0,  false, 9,        "LLLLL|---LLL--.|PPPP",  0,  5,   ABI9_FS, 0,   0x3, 1 },
-	{ 11, 0, false, 10,       "LLLLL|--LLLL--.|PPPP",  0,  4,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, ENOSYS, false, 0,    "-------|--------.|PPPP",  7,  15,  0,       0,   0,   0 },
+	{ 1, 0,  false, 1,        "LLL--LL|--------.|PPPP",  2,  10,  ABI1_FS, 0,   0,   0 },
+	{ 5, 0,  false, 5,        "LLLLLLL|--------.|PPPP",  0,  8,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  false, 6,        "LLLLLLL|----LL--.|PPPP",  0,  6,   ABI5_FS, 0,   0x3, 0 },
+	{ 9, 0,  false, 9,        "LLLLLLL|---LLL--.|PPPP",  0,  5,   ABI9_FS, 0,   0x3, 1 },
+	{ 11, 0, false, 10,       "LLLLLLL|--LLLL--.|PPPP",  0,  4,   ABI9_FS, 0xc, 0x3, 1 },
 };
 
 ParameterizedTestParameters(plan_abi, rows)
@@ -309,7 +308,7 @@ ParameterizedTest(struct abi_case *c, plan_abi, lose_landlock)
 	for (size_t i = 0; i < ARRAY_SIZE(fs_prots); i++)
 		cr_expect(lr_plan_is_lost(&plan, fs_prots[i]), "ABI %d: %s not lost", c->abi,
 			  lr_prot_info(fs_prots[i])->id);
-	cr_expect_eq(fs_lost(&plan), 5, "ABI %d: fs rows lost", c->abi);
+	cr_expect_eq(fs_lost(&plan), 7, "ABI %d: fs rows lost", c->abi);
 	cr_expect_eq(lr_plan_count_lost(&plan), c->lost + ll, "ABI %d: %u lost, want %u",
 		     c->abi, lr_plan_count_lost(&plan), c->lost + ll);
 
@@ -328,7 +327,7 @@ Test(plan_lose_layer, unrequested_rows_are_not_lost)
 	struct lr_plan plan;
 
 	compute_with(9, 0, true, UFS | UNET | USCOPED, &plan);
-	expect_rows("all unrestricted", &plan, ".....|......SS.|PPPP");
+	expect_rows("all unrestricted", &plan, ".......|......SS.|PPPP");
 	lr_plan_lose_layer(&plan, LR_LAYER_LANDLOCK);
 	cr_expect_eq(lr_plan_count_lost(&plan), 0);
 	lr_plan_lose_layer(&plan, LR_LAYER_NONE);
@@ -346,7 +345,7 @@ Test(plan_lose_layer, only_the_layer_given)
 		cr_expect_eq(plan.rows[fs_prots[i]].layer, LR_LAYER_LANDLOCK, "%s",
 			     lr_prot_info(fs_prots[i])->id);
 	lr_plan_lose_layer(&plan, LR_LAYER_SECCOMP);
-	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLL|---LLL--.|----");
+	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLLLL|---LLL--.|----");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -365,41 +364,41 @@ struct policy_case {
 
 static const struct policy_case policy_cases[] = {
 	{ "unrestricted-fs, ABI 5", 5, true, UFS,
-	  ".....|SSSSS-SS.|PPPP", 1, 0, 0, 0, 0 },
+	  ".......|SSSSS-SS.|PPPP",  1,  0, 0, 0, 0 },
 	{ "unrestricted-fs, ABI 9: only pathname UNIX sockets", 9, true, UFS,
-	  ".....|SSSLLLSS.|PPPP", 0, RESOLVE_UNIX, 0, 0x3, 1 },
+	  ".......|SSSLLLSS.|PPPP", 0, RESOLVE_UNIX, 0, 0x3, 1 },
 	{ "unrestricted fs and net, ABI 9", 9, true, UFS | UNET,
-	  ".....|....LLSS.|PPPP", 0, 0, 0, 0x3, 1 },
+	  ".......|....LLSS.|PPPP",  0,  0, 0, 0x3, 1 },
 	{ "everything unrestricted, ABI 11: no ruleset", 11, true, UFS | UNET | USCOPED,
-	  ".....|......SS.|PPPP", 0, 0, 0, 0, 0 },
+	  ".......|......SS.|PPPP",  0,  0, 0, 0, 0 },
 	{ "unrestricted-net, ABI 9", 9, true, UNET,
-	  "LLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-net, ABI 11", 11, true, UNET,
-	  "LLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-scoped, ABI 5", 5, true, USCOPED,
-	  "LLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 0 },
 	{ "unrestricted-scoped, ABI 8", 8, true, USCOPED,
-	  "LLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 1 },
+	  "LLLLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 1 },
 	{ "connect-tcp, ABI 3: ports cannot be enforced", 3, true, CONNECT,
-	  "LLLL-|S-SSS-SS.|PPPP", 3, ABI3_FS, 0, 0, 0 },
+	  "LLLL-LL|S-SSS-SS.|PPPP", 3, ABI3_FS, 0, 0, 0 },
 	{ "connect-tcp, ABI 4", 4, true, CONNECT,
-	  "LLLL-|SLSSS-SS.|PPPP", 2, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL|SLSSS-SS.|PPPP", 2, ABI3_FS, 0x3, 0, 0 },
 	{ "bind-tcp, ABI 7", 7, true, BIND,
-	  "LLLLL|SLSSLLSS.|PPPP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL|SLSSLLSS.|PPPP", 0, ABI5_FS, 0x3, 0x3, 1 },
 	{ "connect and bind, ABI 10", 10, true, CONNECT | BIND,
-	  "LLLLL|SLLLLLSS.|PPPP", 0, ABI9_FS, 0xf, 0x3, 1 },
+	  "LLLLLLL|SLLLLLSS.|PPPP", 0, ABI9_FS, 0xf, 0x3, 1 },
 	{ "connect-tcp without seccomp, ABI 4", 4, false, CONNECT,
-	  "LLLL-|-L------.|PPPP", 8, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL|-L------.|PPPP", 8, ABI3_FS, 0x3, 0, 0 },
 	{ "unix, ABI 5: cannot be confined", 5, true, UNIX,
-	  "LLLLL|SSS---SS.|PPPP", 3, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL|SSS---SS.|PPPP", 3, ABI5_FS, 0, 0, 0 },
 	{ "unix, ABI 8", 8, true, UNIX,
-	  "LLLLL|SSS-LLSS.|PPPP", 1, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSS-LLSS.|PPPP", 1, ABI5_FS, 0, 0x3, 1 },
 	{ "unix, ABI 9", 9, true, UNIX,
-	  "LLLLL|SSSLLLSS.|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSSLLLSS.|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess, ABI 9", 9, true, DENYSUB,
-	  "LLLLL|SSSLLLSSS|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSSLLLSSS|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess without seccomp, ABI 9", 9, false, DENYSUB,
-	  "LLLLL|---LLL---|PPPP", 6, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|---LLL---|PPPP", 6, ABI9_FS, 0, 0x3, 1 },
 };
 
 Test(plan_policy, table)
@@ -698,33 +697,4 @@ Test(plan_names, every_prot_has_an_id)
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_LANDLOCK), "landlock");
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_SECCOMP), "seccomp");
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_LAUNCHER), "landrun");
-}
-
-/* ------------------------------------------------------------------------ */
-
-Test(exposure, dotenv_name)
-{
-	static const struct {
-		const char *name;
-		bool dotenv;
-	} cases[] = {
-		{ ".env", true },
-		{ ".env.local", true },
-		{ ".env.production", true },
-		{ ".env.development.local", true },
-		{ "env", false },
-		{ ".envrc", false },
-		{ "x.env", false },
-		{ ".env-x", false },
-		{ ".env_local", false },
-		{ ".en", false },
-		{ "", false },
-		{ ".ENV", false },
-		{ " .env", false },
-		{ "env.local", false },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		cr_expect_eq(lr_exposure_is_dotenv_name(cases[i].name), cases[i].dotenv,
-			     "'%s': want %s", cases[i].name, cases[i].dotenv ? "yes" : "no");
 }

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Secret and protected names; the git config reader. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "landrun/secrets.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+Test(secrets, names)
+{
+	static const struct {
+		const char *name;
+		bool secret;
+	} cases[] = {
+		/* the family, in any case */
+		{ ".env", true },
+		{ ".env.local", true },
+		{ ".env.production", true },
+		{ ".env.development.local", true },
+		{ ".env.keys", true },
+		{ ".envrc", true },
+		{ ".ENV", true },
+		{ ".Env.Local", true },
+		{ ".ENVRC", true },
+		{ "prod.env", true },
+		{ "PROD.ENV", true },
+		{ ".prod.env", true },
+		{ "x.env", true },
+		/* editor leftovers of them */
+		{ ".env~", true },
+		{ "#.env#", true },
+		{ ".env.swp", true },
+		{ ".env.swo", true },
+		{ ".prod.env.swp", true },
+		{ "prod.env~", true },
+		{ "prod.env.bak", true },
+		{ ".envrc~", true },
+		{ ".envrc.orig", true },
+		{ "prod.env.save", true },
+		/* templates are not secrets */
+		{ ".env.example", false },
+		{ ".env.sample", false },
+		{ ".env.template", false },
+		{ ".env.dist", false },
+		{ ".ENV.EXAMPLE", false },
+		{ "example.env", false },
+		{ ".env.example~", false },
+		/* not the family */
+		{ "env", false },
+		{ ".env-x", false },
+		{ ".env_local", false },
+		{ ".en", false },
+		{ "", false },
+		{ " .env", true }, /* *.env */
+		{ "env.local", false },
+		{ ".env.", true },
+		{ ".environment", false },
+		{ "environment.ts", false },
+		{ "dotenv.js", false },
+		{ ".env.js", true },
+		{ "~", false },
+		{ "##", false },
+		{ ".bak", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		cr_expect_eq(lr_secret_name(cases[i].name), cases[i].secret, "'%s': want %s",
+			     cases[i].name, cases[i].secret ? "secret" : "not secret");
+}
+
+Test(secrets, protected_names)
+{
+	static const char *const yes[] = {
+		".git", ".husky", ".pre-commit-config.yaml", "lefthook.yml", ".claude", ".mcp.json",
+		".codex", ".opencode", "opencode.json", "opencode.jsonc", ".vscode", ".bashrc",
+		".profile", ".zshrc", ".gitconfig",
+	};
+	static const char *const no[] = {
+		"git", ".gitignore", ".gitattributes", ".gitmodules", "src", "claude", ".GIT",
+		"README.md", "package.json", "Makefile", ".github",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		cr_expect_not_null(lr_protected_name(yes[i]), "%s", yes[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		cr_expect_null(lr_protected_name(no[i]), "%s", no[i]);
+}
+
+struct seen {
+	char text[2048];
+};
+
+static void record(void *data, const char *key, const char *value)
+{
+	struct seen *s = data;
+	size_t used = strlen(s->text);
+
+	snprintf(s->text + used, sizeof(s->text) - used, "%s=%s|", key, value);
+}
+
+Test(secrets, gitconfig)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{ "[core]\n\thooksPath = .husky/_\n", "core.hookspath=.husky/_|" },
+		{ "[CORE]\nHOOKSPATH=/x\n", "core.hookspath=/x|" },
+		{ "[core] hooksPath = inline\n", "core.hookspath=inline|" },
+		{ "[core]\n\thooksPath = \"quoted path\" ; comment\n", "core.hookspath=quoted path|" },
+		{ "[core]\n\thooksPath = a\\\n b\n", "core.hookspath=a b|" },
+		{ "[core]\n\thooksPath = a # c\n", "core.hookspath=a|" },
+		{ "[core]\n\thooksPath = \"a # b\"\n", "core.hookspath=a # b|" },
+		{ "[include]\n\tpath = ../.gitconfig\n", "include.path=../.gitconfig|" },
+		{ "[includeIf \"gitdir:~/w/\"]\n\tpath = ~/w.inc\n", "includeif.path=~/w.inc|" },
+		{ "[includeIf.gitdir:~/x/]\n\tpath = y\n", "" }, /* not valid git */
+		/* not these */
+		{ "[core \"x\"]\n\thooksPath = no\n", "" },
+		{ "[include \"x\"]\n\tpath = no\n", "" },
+		{ "[remote \"o\"]\n\tpath = no\n\turl = x\n", "" },
+		{ "[core]\n\tfsmonitor = x\n\tbare\n", "" },
+		{ "# [core]\n; hooksPath = x\n", "" },
+		{ "[core\n\thooksPath = x\n", "" },
+		{ "[core]\n\thooksPath = \"unterminated\n", "" },
+		{ "[core]\n\thooksPath = bad\\q\n", "" },
+		{ "", "" },
+		{ "[core]\nhooksPath", "" },
+		/* two, and a section after a bad one */
+		{ "[core]\nhooksPath=a\n[x\n[core]\nhooksPath=b", "core.hookspath=a|core.hookspath=b|" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct seen s = { "" };
+
+		lr_gitconfig_paths(cases[i].text, strlen(cases[i].text), record, &s);
+		cr_expect_str_eq(s.text, cases[i].want, "case %zu: %s", i, cases[i].text);
+	}
+}
