@@ -391,6 +391,8 @@ int main(int argc, char **argv)
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
 		lr_die("out of memory");
+	if (lr_env_check_tmpdir(child_env.v, getenv("HOME"), err, sizeof(err)) < 0)
+		lr_die("%s", err);
 	lr_kvlist_free(&file_env);
 
 	command = resolve_command(&policy);

@@ -14,6 +14,13 @@
 int lr_env_build(const struct lr_policy *policy, char *const *caller, const struct lr_kvlist *file,
 		 struct lr_strlist *out);
 
+/*
+ * The command's TMPDIR (in ENVP) must be its own: / , /tmp, /var/tmp,
+ * /dev/shm or a directory holding HOME would hand other programs' files
+ * and sockets, or the user's home, to a grant of it.  0, or -EPERM with ERR.
+ */
+int lr_env_check_tmpdir(char *const *envp, const char *home, char *err, size_t errlen);
+
 /* The value of NAME in a NULL-terminated environ, or NULL. */
 const char *lr_env_lookup(char *const *envp, const char *name);
 
