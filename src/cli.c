@@ -147,8 +147,8 @@ static enum lr_opt_result check_conflicts(const struct lr_policy *p, struct lr_o
 	if (p->unrestricted_fs) {
 		for (size_t i = 0; i < p->n_grants; i++)
 			if (p->grants[i].access != LR_ACCESS_UNIX)
-				return lr_opt_fail(err, "%s %s conflicts with --unrestricted-filesystem",
-						   p->grants[i].flag, p->grants[i].path);
+				return lr_opt_fail(err, "%s conflicts with --unrestricted-filesystem",
+						   p->grants[i].name);
 		if (p->add_exec || p->ldd)
 			return lr_opt_fail(err, "--%s conflicts with --unrestricted-filesystem",
 					   p->add_exec ? "add-exec" : "ldd");

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <libgen.h>
@@ -125,6 +126,10 @@ static struct lr_strlist loading;
 
 struct file_state {
 	const char *path;
+	FILE *f;
+	int line;			/* the line being read */
+	bool at_line_start;
+	char origin[PATH_MAX + 16];	/* "PATH:LINE", stamped on the grants */
 	char *dir;			/* for relative paths and includes */
 	struct lr_policy *policy;
 	struct lr_opt_source src;
@@ -217,6 +222,21 @@ static int read_file(struct file_state *st, const char *name, unsigned flags, co
 	return included(st, r);
 }
 
+/* libinih's reader, counting lines, so that a setting knows its FILE:LINE
+ * (libinih hands the handler a whole line before it reads the next). */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct file_state *st = stream;
+	char *s;
+
+	if (st->at_line_start)
+		st->line++;
+	s = fgets(str, num, st->f);
+	if (s)
+		st->at_line_start = strchr(s, '\n') != NULL;
+	return s;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *raw)
 {
 	struct file_state *st = user;
@@ -226,6 +246,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (st->failed)
 		return 0;
 	st->failed = true;
+	snprintf(st->origin, sizeof(st->origin), "%s:%d", st->path, st->line);
+	st->policy->origin = st->origin;
 	if (section && *section) {
 		lr_opt_fail(st->err, "sections are not used ([%s])", section);
 		return 0;
@@ -257,7 +279,8 @@ static int handler(void *user, const char *section, const char *name, const char
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 			struct lr_opt_error *err)
 {
-	struct file_state st = { .path = path, .policy = policy, .err = err };
+	struct file_state st = { .path = path, .policy = policy, .err = err, .at_line_start = true };
+	const char *outer_origin = policy->origin;
 	_cleanup_free_ char *real = NULL, *copy = NULL;
 	char msg[sizeof(err->msg)];
 	unsigned outer_source;
@@ -300,8 +323,10 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	ini_max_line = 64 * 1024;
 	ini_inline_comment_prefixes = "#;";
 	err->msg[0] = '\0';
-	line = ini_parse_file(f, handler, &st);
+	st.f = f;
+	line = ini_parse_stream(read_line, &st, handler, &st);
 	fclose(f);
+	policy->origin = outer_origin;
 	if (st.src.ignore_missing)
 		lr_policy_grants_optional(policy, policy->source);
 	policy->source = outer_source;
@@ -367,6 +392,45 @@ static bool profile_name_valid(const char *name)
 	return true;
 }
 
+/* The profile names in DIRS, once each, sorted: "base, codex, ..." */
+static void available_profiles(const struct lr_strlist *dirs, char *out, size_t len)
+{
+	struct lr_strlist names = { 0 };
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < dirs->n; i++) {
+		DIR *d = opendir(dirs->v[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			char *name;
+
+			if (n <= 5 || strcmp(de->d_name + n - 5, ".conf") != 0)
+				continue;
+			name = strndup(de->d_name, n - 5);
+			if (name && profile_name_valid(name) && !lr_strlist_contains(&names, name))
+				lr_strlist_take(&names, name);
+			else
+				free(name);
+		}
+		if (d)
+			closedir(d);
+	}
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), lr_strcmp_p);
+	for (size_t i = 0; i < names.n && used < len; i++) {
+		int w = snprintf(out + used, len - used, "%s%s", i ? ", " : "", names.v[i]);
+
+		if (w > 0)
+			used += (size_t)w;
+	}
+	if (!names.n)
+		snprintf(out, len, "none");
+	lr_strlist_free(&names);
+}
+
 int lr_config_load_profile(const char *name, const char *included_from, struct lr_policy *policy,
 			   int depth, struct lr_opt_error *err)
 {
@@ -410,7 +474,12 @@ int lr_config_load_profile(const char *name, const char *included_from, struct l
 		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", i ? ", " : "",
 			 dirs.v[i]);
 	}
-	lr_opt_fail(err, "profile '%s': not found in %s", name, tried);
+	{
+		char names[256];
+
+		available_profiles(&dirs, names, sizeof(names));
+		lr_opt_fail(err, "profile '%s': not found in %s (available: %s)", name, tried, names);
+	}
 out:
 	lr_strlist_free(&dirs);
 	return r;

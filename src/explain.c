@@ -107,10 +107,11 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	for (size_t i = 0; i < in->rules->n; i++) {
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
-		fprintf(out, "  %-6s %s%s -> %s: %s\n", r->grant->flag, r->grant->path,
+		fprintf(out, "  %-6s %s%s -> %s: %s (%s)\n", r->grant->flag, r->grant->path,
 			r->carved ? " (carved)" : "", r->realpath,
 			r->rights ? fs_rights_text(r->rights, buf, sizeof(buf))
-				  : "nothing (no Landlock)");
+				  : "nothing (no Landlock)",
+			r->grant->origin ? r->grant->origin : "the command line");
 	}
 	for (size_t i = 0, n = 0; i < in->holes->n; i++) {
 		const struct lr_hole *h = &in->holes->v[i];
@@ -214,8 +215,10 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 			fputs(n++ ? "," : "", out);
 			json_str(out, fs_right_names[b]);
 		}
-		fprintf(out, "],\"optional\":%s,\"carved\":%s}", r->grant->optional ? "true" : "false",
-			r->carved ? "true" : "false");
+		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"origin\":",
+			r->grant->optional ? "true" : "false", r->carved ? "true" : "false");
+		json_str(out, r->grant->origin);
+		fputc('}', out);
 	}
 	fprintf(out, "],\"kept_out\":[");
 	for (size_t i = 0, n = 0; i < in->holes->n; i++) {

@@ -49,18 +49,17 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 			int e = errno;
 
 			if (e == ENOENT && g->optional) {
-				lr_debug("%s %s: does not exist, skipped (ignore-missing)", g->flag,
-					 g->path);
+				lr_debug("%s: does not exist, skipped (ignore-missing)", g->name);
 				continue;
 			}
-			snprintf(err, errlen, "%s %s: %s%s", g->flag, g->path, strerror(e),
+			snprintf(err, errlen, "%s: %s%s", g->name, strerror(e),
 				 e == ENOENT ? " (--ignore-missing skips it)" : "");
 			return -e;
 		}
 		if (fstat(fd, &st) < 0 || !(real = realpath(g->path, NULL))) {
 			int e = errno;
 
-			snprintf(err, errlen, "%s %s: %s", g->flag, g->path, strerror(e));
+			snprintf(err, errlen, "%s: %s", g->name, strerror(e));
 			close(fd);
 			return -e;
 		}
@@ -68,8 +67,7 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		 * a symlink changed in between would grant one file and check another */
 		if (stat(real, &real_st) < 0 || real_st.st_dev != st.st_dev ||
 		    real_st.st_ino != st.st_ino) {
-			snprintf(err, errlen, "%s %s: changed while landrun opened it", g->flag,
-				 g->path);
+			snprintf(err, errlen, "%s: changed while landrun opened it", g->name);
 			close(fd);
 			free(real);
 			return -EAGAIN;
@@ -150,8 +148,8 @@ static int carve_entry(struct carve *c, int dirfd, const char *path, const char 
 		/* gone since it was listed: it gets nothing */
 		if (e == ENOENT)
 			return 0;
-		snprintf(c->err, c->errlen, "%s %s: cannot grant %s/%s: %s", c->grant->flag,
-			 c->grant->path, path, name, strerror(e));
+		snprintf(c->err, c->errlen, "%s: cannot grant %s/%s: %s", c->grant->name,
+			 path, name, strerror(e));
 		return -e;
 	}
 	if (S_ISDIR(st.st_mode) && below != ~0ULL && rights)
@@ -190,8 +188,8 @@ static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const
 		r = -ENOMEM;
 	if (r == 0 && (dfd < 0 || !(d = fdopendir(dfd)))) {
 		r = -errno;
-		snprintf(c->err, c->errlen, "%s %s: cannot list %s to grant its entries: %s",
-			 c->grant->flag, c->grant->path, path, strerror(errno));
+		snprintf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
+			 c->grant->name, path, strerror(errno));
 		if (dfd >= 0)
 			close(dfd);
 		return r;
@@ -212,8 +210,8 @@ static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const
 			r = carve_entry(c, dirfd(d), path, de->d_name, rights, v, n);
 	}
 	if (r < 0 && !c->err[0])
-		snprintf(c->err, c->errlen, "%s %s: cannot list %s to grant its entries: %s",
-			 c->grant->flag, c->grant->path, path, strerror(-r));
+		snprintf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
+			 c->grant->name, path, strerror(-r));
 	closedir(d);
 	return r;
 }
@@ -366,8 +364,8 @@ int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *poli
 		if (lr_ll_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
 			int e = errno;
 
-			snprintf(err, errlen, "%s %s: cannot add the Landlock rule: %s",
-				 rule->grant->flag, rule->grant->path, strerror(e));
+			snprintf(err, errlen, "%s: cannot add the Landlock rule: %s",
+				 rule->grant->name, strerror(e));
 			return -e;
 		}
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "landrun/policy.h"
@@ -22,8 +23,11 @@ static void free_strv(char **v, size_t n)
 
 void lr_policy_free(struct lr_policy *p)
 {
-	for (size_t i = 0; i < p->n_grants; i++)
+	for (size_t i = 0; i < p->n_grants; i++) {
 		free(p->grants[i].path);
+		free(p->grants[i].origin);
+		free(p->grants[i].name);
+	}
 	free(p->grants);
 	for (size_t i = 0; i < p->n_env; i++) {
 		free(p->env[i].name);
@@ -42,21 +46,33 @@ void lr_policy_free(struct lr_policy *p)
 
 int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag)
 {
-	char *copy = strdup(path);
+	char *copy = strdup(path), *origin = p->origin ? strdup(p->origin) : NULL, *name = NULL;
 	struct lr_grant *g;
+	int n;
 
-	if (!copy)
-		return -ENOMEM;
+	if (p->origin)
+		n = asprintf(&name, "%s: %s = %s", p->origin, flag + 2, path);
+	else
+		n = asprintf(&name, "%s %s", flag, path);
+	if (n < 0)
+		name = NULL;
+	if (!copy || (p->origin && !origin) || !name)
+		goto nomem;
 	g = lr_array_push(&p->grants, &p->n_grants, sizeof(*g));
-	if (!g) {
-		free(copy);
-		return -ENOMEM;
-	}
+	if (!g)
+		goto nomem;
 	g->path = copy;
+	g->origin = origin;
+	g->name = name;
 	g->access = access;
 	g->flag = flag;
 	g->source = p->source;
 	return 0;
+nomem:
+	free(copy);
+	free(origin);
+	free(name);
+	return -ENOMEM;
 }
 
 void lr_policy_grants_optional(struct lr_policy *p, unsigned source)

@@ -55,7 +55,7 @@ struct scan {
 /* One walk: a granted directory, or the project. */
 struct walk {
 	struct scan *sc;
-	const char *flag, *given;	/* the grant, for messages */
+	const char *name;		/* the grant, for messages */
 	bool secrets;			/* look for secret files */
 	bool protect;			/* look for protected paths (a writable grant) */
 	size_t entries;
@@ -427,15 +427,15 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 		return nomem(sc);
 	if (++w->entries > LR_SCAN_MAX_ENTRIES)
 		return fail(sc, -E2BIG,
-			    "%s %s: more than %d entries to check for secret files and protected "
+			    "%s: more than %d entries to check for secret files and protected "
 			    "paths; grant narrower directories%s",
-			    w->flag, w->given, LR_SCAN_MAX_ENTRIES,
+			    w->name, LR_SCAN_MAX_ENTRIES,
 			    w->protect ? "" : " (or accept whatever secret files it holds with "
 					      "--allow-dotenv)");
 	if (type == DT_UNKNOWN) {
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return errno == ENOENT ? 0 : fail(sc, -errno, "%s %s: cannot check %s: %s",
-							  w->flag, w->given, child, strerror(errno));
+			return errno == ENOENT ? 0 : fail(sc, -errno, "%s: cannot check %s: %s",
+							  w->name, child, strerror(errno));
 		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
 			 : S_ISLNK(st.st_mode)				   ? DT_LNK
 									   : DT_UNKNOWN;
@@ -475,15 +475,15 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 			return 0;
 		if (e == EACCES)
 			return fail(sc, -EACCES,
-				    "%s %s: cannot list %s to look for secret files (it can be "
+				    "%s: cannot list %s to look for secret files (it can be "
 				    "entered but not read); grant narrower directories, or accept "
 				    "what it holds with --allow-dotenv %s",
-				    w->flag, w->given, child, child);
-		return fail(sc, -e, "%s %s: cannot check %s: %s", w->flag, w->given, child,
+				    w->name, child, child);
+		return fail(sc, -e, "%s: cannot check %s: %s", w->name, child,
 			    strerror(e));
 	}
 	if (fstat(fd, &st) < 0) {
-		r = fail(sc, -errno, "%s %s: cannot check %s: %s", w->flag, w->given, child,
+		r = fail(sc, -errno, "%s: cannot check %s: %s", w->name, child,
 			 strerror(errno));
 		close(fd);
 		return r;
@@ -509,13 +509,13 @@ static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int dep
 
 	if (depth > WALK_MAX_DEPTH) {
 		close(fd);
-		return fail(sc, -ELOOP, "%s %s: %s is nested more than %d deep", w->flag, w->given,
+		return fail(sc, -ELOOP, "%s: %s is nested more than %d deep", w->name,
 			    path, WALK_MAX_DEPTH);
 	}
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return fail(sc, -errno, "%s %s: cannot list %s: %s", w->flag, w->given, path,
+		return fail(sc, -errno, "%s: cannot list %s: %s", w->name, path,
 			    strerror(errno));
 	}
 	for (;;) {
@@ -529,7 +529,7 @@ static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int dep
 			break;
 	}
 	if (!de && errno && sc->rc == 0)
-		fail(sc, -errno, "%s %s: cannot list %s: %s", w->flag, w->given, path,
+		fail(sc, -errno, "%s: cannot list %s: %s", w->name, path,
 		     strerror(errno));
 	closedir(d);
 	return sc->rc;
@@ -551,11 +551,11 @@ static int walk_tree(struct walk *w, int fd, const char *path)
 			return 0; /* nobody here may enter it: the command neither */
 		if (e == EACCES)
 			return fail(w->sc, -EACCES,
-				    "%s %s: cannot list it to look for secret files (it can be "
+				    "%s: cannot list it to look for secret files (it can be "
 				    "entered but not read); grant narrower directories, or accept "
 				    "what it holds with --allow-dotenv %s",
-				    w->flag, w->given, path);
-		return fail(w->sc, -e, "%s %s: cannot list it: %s", w->flag, w->given, strerror(e));
+				    w->name, path);
+		return fail(w->sc, -e, "%s: cannot list it: %s", w->name, strerror(e));
 	}
 	if (fstat(dfd, &st) < 0 || virtual_fs(dfd)) {
 		close(dfd);
@@ -610,9 +610,9 @@ static int check_grant(struct scan *sc, const struct lr_fs_rule *r, const char *
 			   (env_file && strcmp(env_file, r->realpath) == 0)) &&
 	    !beneath_any(&sc->accepted, r->realpath))
 		return fail(sc, -EACCES,
-			    "%s %s: grants %s to the command; grant the files beside it "
+			    "%s: grants %s to the command; grant the files beside it "
 			    "instead, or accept it with --allow-dotenv %s",
-			    g->flag, g->path,
+			    g->name,
 			    env_file && strcmp(env_file, r->realpath) == 0 ? "the --env-file"
 									  : "a secret file",
 			    r->realpath);
@@ -621,9 +621,9 @@ static int check_grant(struct scan *sc, const struct lr_fs_rule *r, const char *
 	prot = protected_component(r->realpath, &runner);
 	if (prot && !beneath_any(&sc->unprotected, prot))
 		return fail(sc, -EACCES,
-			    "%s %s: %s %s, which %s runs code from outside the sandbox; grant "
+			    "%s: %s %s, which %s runs code from outside the sandbox; grant "
 			    "it read-only, or accept the risk with --allow-protected %s",
-			    g->flag, g->path, strcmp(prot, r->realpath) ? "lies inside" : "is",
+			    g->name, strcmp(prot, r->realpath) ? "lies inside" : "is",
 			    prot, runner, prot);
 	return 0;
 }
@@ -746,7 +746,7 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 
 	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];
-		struct walk w = { &sc, r->grant->flag, r->grant->path, false, false, 0 };
+		struct walk w = { &sc, r->grant->name, false, false, 0 };
 
 		if (!r->is_dir || r->grant->access == LR_ACCESS_UNIX)
 			continue;
@@ -776,7 +776,7 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 		if (project && r->is_dir && lr_path_beneath(project, r->realpath) &&
 		    !beneath_any(&sc.accepted, project)) {
 			bool done = false;
-			struct walk w = { &sc, r->grant->flag, r->grant->path, true, writable(r), 0 };
+			struct walk w = { &sc, r->grant->name, true, writable(r), 0 };
 
 			for (size_t j = 0; j < rules->n && !done; j++)
 				done = walked_by(&rules->v[j], project);
@@ -784,8 +784,8 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 				int fd = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 				if (fd < 0) {
-					fail(&sc, -errno, "%s %s: cannot check the project %s: %s",
-					     r->grant->flag, r->grant->path, project, strerror(errno));
+					fail(&sc, -errno, "%s: cannot check the project %s: %s",
+					     r->grant->name, project, strerror(errno));
 					break;
 				}
 				walk_tree(&w, fd, project);

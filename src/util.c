@@ -70,6 +70,11 @@ int lr_strlist_add(struct lr_strlist *l, const char *s)
 	return lr_strlist_take(l, strdup(s));
 }
 
+int lr_strcmp_p(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 bool lr_strlist_contains(const struct lr_strlist *l, const char *s)
 {
 	for (size_t i = 0; i < l->n; i++)

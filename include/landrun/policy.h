@@ -24,6 +24,8 @@ struct lr_grant {
 	unsigned access;	/* enum lr_access bits */
 	const char *flag;	/* the flag that granted it ("--ro", "--ldd", ...) */
 	unsigned source;	/* which policy file (0: the command line) */
+	char *origin;		/* "FILE:LINE" of the setting, NULL: the command line */
+	char *name;		/* for messages: "--ro PATH", or "FILE:LINE: ro = PATH" */
 	bool optional;		/* missing is fine (ignore-missing in its source) */
 };
 
@@ -68,6 +70,7 @@ struct lr_policy {
 	size_t n_grants;
 	unsigned source;	/* stamped on new grants */
 	unsigned n_sources;	/* policy files read so far */
+	const char *origin;	/* stamped on new grants: the policy-file line being read */
 	char **mkdirs;		/* directories to create (0700) before granting */
 	size_t n_mkdirs;
 

@@ -17,6 +17,8 @@ struct lr_strlist {
 int lr_strlist_add(struct lr_strlist *l, const char *s);
 int lr_strlist_take(struct lr_strlist *l, char *s);
 bool lr_strlist_contains(const struct lr_strlist *l, const char *s);
+/* qsort comparator for an array of strings. */
+int lr_strcmp_p(const void *a, const void *b);
 void lr_strlist_free(struct lr_strlist *l);
 
 /* A list of KEY=VALUE pairs, owned. */

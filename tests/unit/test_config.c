@@ -116,7 +116,8 @@ static struct error_case error_cases[] = {
 	{ "[section]\nro = /usr\n", "a.conf:2: sections are not used" },
 	{ "add-exec = maybe\n", "a.conf:1: add-exec: 'maybe' is not one of true, false" },
 	{ "rw = ${LRT_NOT_SET}/x\n", "a.conf:1: rw: ${LRT_NOT_SET} is not set" },
-	{ "include = no-such-profile\n", "a.conf:1: profile 'no-such-profile': not found" },
+	{ "include = no-such-profile\n",
+	  "a.conf:1: profile 'no-such-profile': not found|(available: " },
 	{ "explain = true\n", "a.conf:1: 'explain' is not a policy setting" },
 	{ "on-unsupported = sometimes\n", "a.conf:1: --on-unsupported: 'sometimes'" },
 	{ "connect-tcp = 70000\n", "a.conf:1: --connect-tcp: '70000' is not a valid value" },
@@ -262,5 +263,32 @@ Test(config, expanded_value_is_one_item, .init = setup)
 	cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR);
 	cr_expect_not_null(strstr(err.msg, "a.conf:1: ro: '/a,,/b' has an empty item"), "%s",
 			   err.msg);
+	lr_policy_free(&p);
+}
+
+/* A setting from a file is named by its FILE:LINE when it is at fault, and
+ * every grant keeps where it came from. */
+Test(config, origins, .init = setup)
+{
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	write_file("a.conf", "# a comment\n\nrox = /usr\n  ro = /etc,/opt\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--ro", "/srv", "true"), LR_OPT_RUN,
+		     "%s", err.msg);
+	cr_assert_eq(p.n_grants, 4);
+	cr_expect_not_null(strstr(p.grants[0].origin, "a.conf:3"), "%s", p.grants[0].origin);
+	cr_expect_not_null(strstr(p.grants[1].origin, "a.conf:4"), "%s", p.grants[1].origin);
+	cr_expect_not_null(strstr(p.grants[2].origin, "a.conf:4"), "%s", p.grants[2].origin);
+	cr_expect_null(p.grants[3].origin);
+	cr_expect_str_eq(p.grants[3].name, "--ro /srv");
+	lr_policy_free(&p);
+
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--unrestricted-filesystem", "true",
+			   NULL),
+		     LR_OPT_ERROR);
+	cr_expect_not_null(strstr(err.msg, "a.conf:3: rox = /usr conflicts with "
+					   "--unrestricted-filesystem"),
+			   "%s", err.msg);
 	lr_policy_free(&p);
 }
