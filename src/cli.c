@@ -220,6 +220,9 @@ enum lr_opt_result lr_cli_parse(int argc, char **argv, struct lr_policy *p,
 			}
 			o = lr_option_get(opt == 'h' ? LR_OPT_HELP : opt);
 			file = o->flags & LR_OPTF_FILE;
+			p->cli_files |= file;
+			p->cli_grants |= o->id == LR_OPT_RO || o->id == LR_OPT_ROX || o->id == LR_OPT_RW ||
+					 o->id == LR_OPT_RWX || o->id == LR_OPT_UNRESTRICTED_FS;
 			if (pass == 0 ? !file && o->id != LR_OPT_HELP && o->id != LR_OPT_VERSION : file)
 				continue;
 			r = file ? read_file(p, o->id, optarg, err) : apply_arg(p, o, optarg, &src, err);

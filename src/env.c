@@ -87,25 +87,18 @@ const char *lr_env_lookup(char *const *envp, const char *name)
 	return NULL;
 }
 
-/* Directories other programs share, or the home: never the command's TMPDIR. */
-static const char *const shared_dirs[] = { "/", "/tmp", "/var/tmp", "/dev/shm" };
-
 int lr_env_check_tmpdir(char *const *envp, const char *home, char *err, size_t errlen)
 {
 	const char *tmpdir = lr_env_lookup(envp, "TMPDIR");
-	_cleanup_free_ char *real = NULL, *real_home = NULL;
-	const char *why = NULL;
+	_cleanup_free_ char *real = NULL;
+	const char *why;
 
 	if (!tmpdir)
 		return 0;
 	real = realpath(tmpdir, NULL);
 	if (!real)
 		return 0; /* not there: nothing is shared through it (a grant of it fails) */
-	for (size_t i = 0; i < sizeof(shared_dirs) / sizeof(*shared_dirs) && !why; i++)
-		if (strcmp(real, shared_dirs[i]) == 0)
-			why = "is shared with other programs (their files and sockets)";
-	if (!why && home && (real_home = realpath(home, NULL)) && lr_path_beneath(real_home, real))
-		why = "holds the home directory";
+	why = lr_policy_shared_dir(real, home);
 	if (!why)
 		return 0;
 	snprintf(err, errlen,

@@ -87,7 +87,14 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	fprintf(out, "kernel %s, Landlock %s, errata 0x%x, seccomp %s\n", u.release,
 		landlock_state(plan, buf, sizeof(buf)), plan->landlock_errata,
 		plan->seccomp ? "filters" : "unavailable");
-	fprintf(out, "on-unsupported: %s\n\nprotections:\n", mode_name(in->policy->on_unsupported));
+	fprintf(out, "on-unsupported: %s\n", mode_name(in->policy->on_unsupported));
+	if (in->policy->profile)
+		fprintf(out, "profile: %s (the default for this command: no --profile or --config given)\n",
+			in->policy->profile);
+	if (in->policy->project)
+		fprintf(out, "project: %s (the current directory: no --ro, --rox, --rw or --rwx given)\n",
+			in->policy->project);
+	fprintf(out, "\nprotections:\n");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
 		const struct lr_plan_row *row = &plan->rows[p];
@@ -180,6 +187,10 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 	fprintf(out, ",\"landlock_errata\":%u,\"seccomp\":%s},\"on_unsupported\":",
 		plan->landlock_errata, plan->seccomp ? "true" : "false");
 	json_str(out, mode_name(in->policy->on_unsupported));
+	fprintf(out, ",\"profile\":");
+	json_str(out, in->policy->profile);
+	fprintf(out, ",\"project\":");
+	json_str(out, in->policy->project);
 	fprintf(out, ",\"protections\":[");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);

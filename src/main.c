@@ -26,6 +26,7 @@
 #include "landrun/landlock.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
+#include "landrun/project.h"
 #include "landrun/scan.h"
 #include "landrun/seccomp.h"
 #include "landrun/util.h"
@@ -57,6 +58,17 @@ static void parse_args(int argc, char **argv, struct lr_policy *policy)
 	if (!policy->log_level_set && env && lr_option_parse_log_level(env, &policy->log_level) < 0)
 		lr_die("LANDRUN_LOG_LEVEL: '%s' is not one of error, notice, info, debug", env);
 	lr_log_set_level(policy->log_level);
+}
+
+/* Nothing granted on the command line: the command's profile and the
+ * current directory as its project (project.c). */
+static void apply_defaults(struct lr_policy *policy)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct lr_opt_error err;
+
+	if (lr_project_defaults(policy, policy->argv[0], cwd, getenv("HOME"), &err) != LR_OPT_RUN)
+		lr_die("%s", err.msg);
 }
 
 static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
@@ -303,37 +315,80 @@ static const char *shown(const char *path, const char *cwd)
 	return path;
 }
 
-/* One line on what the carving kept out and kept read-only. */
-static void tell_holes(const struct lr_holes *holes, const char *cwd)
+/* Append the carved holes of KIND to OUT ("a, b and 3 more"); false if none. */
+static bool list_holes(const struct lr_holes *holes, enum lr_hole_kind kind, const char *cwd,
+		       struct lr_buf *out)
 {
-	for (int kind = LR_HOLE_SECRET; kind <= LR_HOLE_PROTECTED; kind++) {
-		char line[1024];
-		size_t used = 0, n = 0, listed = 0;
+	size_t n = 0;
 
-		for (size_t i = 0; i < holes->n; i++) {
-			const struct lr_hole *h = &holes->v[i];
-			int w;
+	for (size_t i = 0; i < holes->n; i++) {
+		const struct lr_hole *h = &holes->v[i];
+		const char *path = shown(h->path, cwd);
 
-			if (!h->carved || (int)h->kind != kind)
-				continue;
-			if (n++ >= 4)
-				continue;
-			w = snprintf(line + used, sizeof(line) - used, "%s%s", listed ? ", " : "",
-				     shown(h->path, cwd));
-			if (w > 0 && (size_t)w < sizeof(line) - used)
-				used += (size_t)w, listed++;
-		}
-		if (!n)
+		if (!h->carved || h->kind != kind)
 			continue;
-		if (n > listed)
-			snprintf(line + used, sizeof(line) - used, " and %zu more", n - listed);
-		if (kind == LR_HOLE_SECRET)
-			lr_notice("kept out of the grants: %s (secret files; see --explain)", line);
-		else
-			lr_notice("kept read-only: %s (code there runs outside the sandbox later; "
-				  "see --explain)",
-				  line);
+		if (n++ < 4 && (lr_buf_add(out, n > 1 ? ", " : "", n > 1 ? 2 : 0) < 0 ||
+				lr_buf_add(out, path, strlen(path)) < 0))
+			lr_die("out of memory");
 	}
+	if (n > 4) {
+		char more[32];
+
+		snprintf(more, sizeof(more), " and %zu more", n - 4);
+		if (lr_buf_add(out, more, strlen(more)) < 0)
+			lr_die("out of memory");
+	}
+	return n > 0;
+}
+
+static void add_part(struct lr_buf *line, const char *text)
+{
+	if ((line->len && lr_buf_add(line, "; ", 2) < 0) || lr_buf_add(line, text, strlen(text)) < 0)
+		lr_die("out of memory");
+}
+
+/* One line at the default log level: the project and profile landrun chose,
+ * and what it kept out of the grants. */
+static void tell(const struct lr_policy *policy, const struct lr_holes *holes)
+{
+	static const struct {
+		enum lr_hole_kind kind;
+		const char *head, *tail;
+	} kinds[] = {
+		{ LR_HOLE_SECRET, "kept out: ", " (secret files)" },
+		{ LR_HOLE_PROTECTED, "read-only: ", " (code there runs outside the sandbox later)" },
+	};
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct lr_buf line = { 0 };
+	bool carved = false;
+
+	if (policy->project) {
+		char head[PATH_MAX + 128];
+
+		snprintf(head, sizeof(head), "%s%s%sproject %s (the current directory: read, write, "
+			 "execute)",
+			 policy->profile ? "profile " : "", policy->profile ? policy->profile : "",
+			 policy->profile ? " (the default for this command), " : "", policy->project);
+		add_part(&line, head);
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
+		struct lr_buf list = { 0 };
+
+		if (list_holes(holes, kinds[k].kind, cwd, &list)) {
+			if (lr_buf_add(&list, kinds[k].tail, strlen(kinds[k].tail)) < 0)
+				lr_die("out of memory");
+			add_part(&line, kinds[k].head);
+			if (lr_buf_add(&line, list.s, list.len) < 0)
+				lr_die("out of memory");
+			carved = true;
+		}
+		free(list.s);
+	}
+	if (carved)
+		add_part(&line, "see --explain");
+	if (line.len)
+		lr_notice("%s", line.s);
+	free(line.s);
 }
 
 /* Secrets and protected paths inside the grants: found, then carved around. */
@@ -352,8 +407,6 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 		lr_die("%s", err);
 	lr_debug("checked %zu entries for secret files and protected paths; %zu rules",
 		 holes->entries, rules->n);
-	if (policy->explain == LR_EXPLAIN_NONE)
-		tell_holes(holes, cwd);
 }
 
 /* With 0, 1 or 2 closed, the next open would take its place and survive
@@ -387,6 +440,7 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	lr_policy_init(&policy);
 	parse_args(argc, argv, &policy);
+	apply_defaults(&policy);
 
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
@@ -418,6 +472,7 @@ int main(int argc, char **argv)
 	}
 
 	decide(&policy, &plan, "");
+	tell(&policy, &holes);
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);

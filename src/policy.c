@@ -39,6 +39,8 @@ void lr_policy_free(struct lr_policy *p)
 	free_strv(p->allow_protected, p->n_allow_protected);
 	free_strv(p->mkdirs, p->n_mkdirs);
 	free(p->keep_fds);
+	free(p->profile);
+	free(p->project);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
 	lr_policy_init(p);
@@ -112,4 +114,21 @@ bool lr_env_name_valid(const char *name, size_t len)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
 			return false;
 	return true;
+}
+
+const char *lr_policy_shared_dir(const char *path, const char *home)
+{
+	static const char *const shared[] = { "/", "/tmp", "/var/tmp", "/dev/shm" };
+	_cleanup_free_ char *real_home = NULL;
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(*shared); i++)
+		if (strcmp(path, shared[i]) == 0)
+			return "is shared with other programs (their files and sockets)";
+	if (!home || home[0] != '/')
+		return NULL;
+	real_home = realpath(home, NULL);
+	if (lr_path_beneath(real_home ? real_home : home, path))
+		return strcmp(real_home ? real_home : home, path) == 0 ? "is the home directory"
+								       : "holds the home directory";
+	return NULL;
 }

@@ -11,6 +11,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "landrun/config.h"
 #include "landrun/scan.h"
 #include "landrun/secrets.h"
 #include "landrun/util.h"
@@ -148,6 +149,11 @@ static bool leads_to_projects(const char *path)
 		if (lr_path_beneath(project_dirs_in_system[i], path))
 			return true;
 	return false;
+}
+
+bool lr_scan_system_tree(const char *path)
+{
+	return system_path(path);
 }
 
 static bool generated_name(const char *name)
@@ -741,8 +747,17 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 	}
 	if (sc.rc < 0)
 		goto out;
-	if (any_writable)
+	if (any_writable) {
+		struct lr_strlist dirs = { 0 };
+
 		read_user_gitconfig(&sc);
+		/* landrun's own profiles: the policy of the next run */
+		if (lr_config_profile_dirs(&dirs) < 0)
+			nomem(&sc);
+		for (size_t i = 0; i < dirs.n && sc.rc == 0; i++)
+			protect_path(&sc, dirs.v[i], "landrun reads its next policy there");
+		lr_strlist_free(&dirs);
+	}
 
 	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];

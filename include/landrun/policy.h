@@ -105,6 +105,10 @@ struct lr_policy {
 	bool add_exec;
 	bool ldd;
 	bool ignore_missing;	/* --ignore-missing on the command line */
+	bool cli_grants;	/* the command line named files to grant (or none at all) */
+	bool cli_files;		/* the command line named a policy file (--config, --profile) */
+	char *profile;		/* the profile chosen for the command by default, or NULL */
+	char *project;		/* the current directory, granted by default, or NULL */
 
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };
@@ -119,6 +123,13 @@ int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *na
 
 /* Mark the grants of SOURCE optional: its ignore-missing applies to them only. */
 void lr_policy_grants_optional(struct lr_policy *p, unsigned source);
+
+/*
+ * Is the canonical PATH a directory the command must not be given whole: one
+ * other programs share (/, /tmp, /var/tmp, /dev/shm), or the user's HOME or
+ * one that holds it?  The reason, for a message ("is shared with..."), or NULL.
+ */
+const char *lr_policy_shared_dir(const char *path, const char *home);
 
 /* True if NAME is a valid environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
 bool lr_env_name_valid(const char *name, size_t len);

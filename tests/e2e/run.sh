@@ -267,7 +267,7 @@ t_dotenv() {
 	local m=(--rw mark --)
 
 	lr --ro proj -- "$TRY" read proj/.env;			expect "${D[0]}" 13
-	assert "${D[1]}" err_has "kept out of the grants: proj/.env"
+	assert "${D[1]}" err_has "kept out: proj/.env"
 	lr --ro proj -- "$TRY" read proj/src/f1;		expect "${D[2]}" 0
 	plain read proj/.env;					expect "${D[3]}" 0
 	lr --ro proj --allow-dotenv proj/.env -- "$TRY" read proj/.env; expect "${D[4]}" 0

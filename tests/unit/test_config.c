@@ -11,6 +11,7 @@
 #include "landrun/cli.h"
 #include "landrun/config.h"
 #include "landrun/policy.h"
+#include "landrun/project.h"
 
 struct expand_case {
 	const char *in;
@@ -290,5 +291,70 @@ Test(config, origins, .init = setup)
 	cr_expect_not_null(strstr(err.msg, "a.conf:3: rox = /usr conflicts with "
 					   "--unrestricted-filesystem"),
 			   "%s", err.msg);
+	lr_policy_free(&p);
+}
+
+/* The drop-in default: no files granted on the command line gives the
+ * command's profile and the current directory; a directory that is not a
+ * project is refused. */
+Test(config, project_defaults, .init = setup)
+{
+	static const char *const refused[] = {
+		"/", "/tmp", "/var/tmp", "/dev/shm", "/usr", "/usr/bin", "/etc", "/etc/ssl", "/proc",
+		"/home", "/var", "/var/lib/x", "/home/lrt", "/lib",
+	};
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	cr_assert_eq(mkdir("landrun", 0755), 0);
+	cr_assert_eq(mkdir("landrun/profiles", 0755), 0);
+	write_file("landrun/profiles/claude-code.conf", "env = CC\n");
+	write_file("landrun/profiles/mytool.conf", "env = MT\n");
+	write_file("landrun/profiles/base.conf", "env = BASE\n");
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		lr_policy_init(&p);
+		cr_expect_eq(lr_project_defaults(&p, "ls", refused[i], "/home/lrt", &err), LR_OPT_ERROR,
+			     "%s accepted as a project", refused[i]);
+		cr_expect_not_null(strstr(err.msg, refused[i]), "%s", err.msg);
+		lr_policy_free(&p);
+	}
+
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "/some/bin/claude", dir, "/home/lrt", &err), LR_OPT_RUN,
+		     "%s", err.msg);
+	cr_expect_str_eq(p.profile, "claude-code");
+	cr_expect_str_eq(p.project, dir);
+	cr_assert_eq(p.n_grants, 1);
+	cr_expect_str_eq(p.grants[0].path, dir);
+	cr_expect_eq(p.grants[0].access, LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X);
+	cr_expect_str_eq(p.grants[0].origin, LR_PROJECT_ORIGIN);
+	cr_assert_eq(p.n_env, 1);
+	cr_expect_str_eq(p.env[0].name, "CC");
+	lr_policy_free(&p);
+
+	/* a profile of the command's own name; else base */
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "mytool", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.profile, "mytool");
+	lr_policy_free(&p);
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "../x/ls", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.profile, "base");
+	lr_policy_free(&p);
+
+	/* files named on the command line: no default at all; a profile: no default profile */
+	lr_policy_init(&p);
+	p.cli_grants = true;
+	cr_assert_eq(lr_project_defaults(&p, "ls", "/", NULL, &err), LR_OPT_RUN);
+	cr_expect_eq(p.n_grants, 0);
+	cr_expect_null(p.profile);
+	lr_policy_free(&p);
+	lr_policy_init(&p);
+	p.cli_files = true;
+	cr_assert_eq(lr_project_defaults(&p, "claude", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_null(p.profile);
+	cr_expect_eq(p.n_grants, 1);
+	cr_expect_eq(p.n_env, 0);
 	lr_policy_free(&p);
 }
