@@ -131,6 +131,12 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, "  %-9s %s: %s\n", h->kind == LR_HOLE_SECRET ? "no access" : "read-only",
 			h->path, h->why);
 	}
+	if (in->policy->private_tmp || in->policy->private_home)
+		fprintf(out, "\nprivate directories: %s%s%s (made under /tmp at start when the command "
+			     "would get none)\n",
+			in->policy->private_tmp ? "TMPDIR" : "",
+			in->policy->private_tmp && in->policy->private_home ? " and " : "",
+			in->policy->private_home ? "HOME" : "");
 	fprintf(out, "\nnetwork: %s; TCP connect: ",
 		in->policy->unrestricted_net ? "unrestricted" : "restricted");
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, false);
@@ -245,9 +251,11 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		json_str(out, h->why);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s},\"process\":{\"deny_subprocess\":%s,"
-		     "\"keep_fds\":[",
+	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
+		     "\"process\":{\"deny_subprocess\":%s,\"keep_fds\":[",
 		in->policy->unrestricted_fs ? "true" : "false",
+		in->policy->private_tmp ? "true" : "false",
+		in->policy->private_home ? "true" : "false",
 		in->policy->deny_subprocess ? "true" : "false");
 	for (size_t i = 0; i < in->policy->n_keep_fds; i++)
 		fprintf(out, "%s%d", i ? "," : "", in->policy->keep_fds[i]);

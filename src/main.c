@@ -12,6 +12,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -69,6 +70,46 @@ static void apply_defaults(struct lr_policy *policy)
 
 	if (lr_project_defaults(policy, policy->argv[0], cwd, getenv("HOME"), &err) != LR_OPT_RUN)
 		lr_die("%s", err.msg);
+}
+
+static void set_env(struct lr_strlist *env, const char *name, const char *value)
+{
+	char *s;
+
+	if (asprintf(&s, "%s=%s", name, value) < 0 || lr_strlist_take(env, s) < 0)
+		lr_die("out of memory");
+}
+
+/* --private-tmp, --private-home: one new directory under /tmp (0700) for
+ * what the command would otherwise lack, granted read-write.  It outlives the
+ * command: landrun execs in place, and nothing is left to remove it. */
+static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
+{
+	bool tmp = policy->private_tmp && !lr_env_lookup(env->v, "TMPDIR");
+	bool home = policy->private_home && !lr_env_lookup(env->v, "HOME");
+	char dir[] = "/tmp/landrun.XXXXXX", sub[sizeof(dir) + 8];
+	int r;
+
+	if ((!tmp && !home) || policy->explain != LR_EXPLAIN_NONE)
+		return;
+	if (!mkdtemp(dir))
+		lr_die_errno("--private-%s: cannot make a directory in /tmp", tmp ? "tmp" : "home");
+	policy->origin = tmp ? "--private-tmp" : "--private-home";
+	r = lr_policy_add_grant(policy, dir, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
+	policy->origin = NULL;
+	if (r < 0)
+		lr_die("out of memory");
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "HOME" : "TMPDIR";
+
+		if (!(i ? home : tmp))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, i ? "home" : "tmp");
+		if (mkdir(sub, 0700) < 0)
+			lr_die_errno("--private-%s: cannot make %s", i ? "home" : "tmp", sub);
+		set_env(env, name, sub);
+		lr_debug("%s=%s (--private-%s)", name, sub, i ? "home" : "tmp");
+	}
 }
 
 static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
@@ -447,6 +488,7 @@ int main(int argc, char **argv)
 		lr_die("out of memory");
 	if (lr_env_check_tmpdir(child_env.v, getenv("HOME"), err, sizeof(err)) < 0)
 		lr_die("%s", err);
+	make_private_dirs(&policy, &child_env);
 	lr_kvlist_free(&file_env);
 
 	command = resolve_command(&policy);

@@ -29,6 +29,8 @@ const struct lr_option lr_options[] = {
 	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
 	{ "mkdir", LR_OPT_MKDIR, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "on-unsupported", LR_OPT_ON_UNSUPPORTED, LR_ARG_REQUIRED, 0 },
+	{ "private-home", LR_OPT_PRIVATE_HOME, LR_ARG_NONE, 0 },
+	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
 	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
 	{ "ro", LR_OPT_RO, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rox", LR_OPT_ROX, LR_ARG_REQUIRED, LIST_OF_PATHS },
@@ -262,6 +264,12 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_DENY_SUBPROCESS:
 		p->deny_subprocess = true;
+		break;
+	case LR_OPT_PRIVATE_TMP:
+		p->private_tmp = true;
+		break;
+	case LR_OPT_PRIVATE_HOME:
+		p->private_home = true;
 		break;
 	case LR_OPT_ENV:
 		r = parse_env(p, arg);

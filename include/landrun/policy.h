@@ -102,6 +102,8 @@ struct lr_policy {
 	bool unrestricted_net;
 	bool unrestricted_scoped;
 	bool deny_subprocess;
+	bool private_tmp;	/* a new TMPDIR when the command would get none */
+	bool private_home;	/* a new HOME when the command would get none */
 	bool add_exec;
 	bool ldd;
 	bool ignore_missing;	/* --ignore-missing on the command line */
