@@ -114,8 +114,9 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	for (size_t i = 0; i < in->rules->n; i++) {
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
-		fprintf(out, "  %-6s %s%s -> %s: %s (%s)\n", r->grant->flag, r->grant->path,
+		fprintf(out, "  %-6s %s%s -> %s%s: %s (%s)\n", r->grant->flag, r->grant->path,
 			r->carved ? " (carved)" : "", r->realpath,
+			r->fd < 0 ? " (made at start by --mkdir)" : "",
 			r->rights ? fs_rights_text(r->rights, buf, sizeof(buf))
 				  : "nothing (no Landlock)",
 			r->grant->origin ? r->grant->origin : "the command line");
@@ -232,8 +233,9 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 			fputs(n++ ? "," : "", out);
 			json_str(out, fs_right_names[b]);
 		}
-		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"origin\":",
-			r->grant->optional ? "true" : "false", r->carved ? "true" : "false");
+		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"made_at_start\":%s,\"origin\":",
+			r->grant->optional ? "true" : "false", r->carved ? "true" : "false",
+			r->fd < 0 ? "true" : "false");
 		json_str(out, r->grant->origin);
 		fputc('}', out);
 	}

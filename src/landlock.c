@@ -52,6 +52,18 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 				lr_debug("%s: does not exist, skipped (ignore-missing)", g->name);
 				continue;
 			}
+			/* --explain: a directory --mkdir would make, shown as such */
+			if (e == ENOENT && g->to_make) {
+				char *path = strdup(g->path);
+
+				if (!path || !push_rule(rules, -1, true,
+							lr_plan_fs_rights(plan, g->access, true), path,
+							g, false)) {
+					snprintf(err, errlen, "out of memory");
+					return -ENOMEM;
+				}
+				continue;
+			}
 			snprintf(err, errlen, "%s: %s%s", g->name, strerror(e),
 				 e == ENOENT ? " (--ignore-missing skips it)" : "");
 			return -e;
@@ -233,8 +245,9 @@ int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *e
 		struct carve c = { &out, holes, rule->grant, err, errlen };
 		size_t n = 0;
 
-		/* the holes beneath this rule that it would let more through to */
-		for (size_t h = 0; rule->is_dir && h < holes->n; h++) {
+		/* the holes beneath this rule that it would let more through to
+		 * (a directory --explain only says --mkdir would make has none) */
+		for (size_t h = 0; rule->is_dir && rule->fd >= 0 && h < holes->n; h++) {
 			const struct lr_hole *hole = &holes->v[h];
 
 			if (strcmp(hole->path, rule->realpath) != 0 &&

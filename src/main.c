@@ -327,7 +327,7 @@ static void make_dirs(struct lr_policy *policy)
 	for (size_t i = 0; i < policy->n_grants; i++)
 		for (size_t j = 0; j < policy->n_mkdirs; j++)
 			if (strcmp(policy->grants[i].path, policy->mkdirs[j]) == 0)
-				policy->grants[i].optional = true;
+				policy->grants[i].to_make = true;
 }
 
 /* A carved grant holds one descriptor for each entry beside a hole until the

@@ -763,7 +763,7 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 		const struct lr_fs_rule *r = &rules->v[i];
 		struct walk w = { &sc, r->grant->name, false, false, 0 };
 
-		if (!r->is_dir || r->grant->access == LR_ACCESS_UNIX)
+		if (!r->is_dir || r->fd < 0 || r->grant->access == LR_ACCESS_UNIX)
 			continue;
 		w.secrets = !beneath_any(&sc.accepted, r->realpath);
 		w.protect = writable(r);

@@ -27,6 +27,7 @@ struct lr_grant {
 	char *origin;		/* "FILE:LINE" of the setting, NULL: the command line */
 	char *name;		/* for messages: "--ro PATH", or "FILE:LINE: ro = PATH" */
 	bool optional;		/* missing is fine (ignore-missing in its source) */
+	bool to_make;		/* --explain: --mkdir would make it at start */
 };
 
 enum lr_env_kind {
