@@ -457,13 +457,18 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 		char why[128];
 
 		snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
-		if (strcmp(name, ".git") == 0)
+		if (strcmp(name, ".git") == 0) {
+			/* git's own files: no secret of the user's in there */
 			protect_repository(sc, path);
-		else if (type == DT_LNK)
+			return sc->rc;
+		}
+		if (type == DT_LNK)
 			link_target(sc, child, LR_HOLE_PROTECTED, why);
 		else
 			add_hole(sc, child, LR_HOLE_PROTECTED, why);
-		return sc->rc;
+		if (sc->rc < 0)
+			return sc->rc;
+		/* a protected directory is walked on for secret files */
 	}
 	if (type != DT_DIR || generated_name(name))
 		return 0;

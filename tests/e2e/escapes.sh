@@ -266,6 +266,11 @@ t_planted_harness() {
 	expect "planted: nothing can be created in .opencode" 13
 	lr --rw hp -- "$TRY" create hp/.claude/commands
 	expect "planted: nothing can be created in .claude" 13
+	printf 'K=%s\n' "$SECRET" >hp/.vscode/.env
+	lr --rw hp -- "$TRY" read hp/.vscode/.env
+	expect "secrets: a .env inside a protected directory is unreadable" 13
+	lr --rw hp -- "$TRY" read hp/.vscode/tasks.json
+	expect "control: the protected directory's files are readable" 0
 	assert "planted: the settings are unchanged outside" eval \
 		'[ "$(cat hp/.claude/settings.json hp/.mcp.json hp/opencode.json)" = "$(printf "{}\n{}\n{}")" ]'
 }
