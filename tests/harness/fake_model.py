@@ -1,25 +1,34 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""A fake OpenAI-compatible model server for the harness end-to-end tests.
+"""A fake model server for the harness end-to-end tests: OpenAI's chat
+completions and Responses APIs, Anthropic's Messages API.
 
     fake_model.py --script FILE --log FILE --port-file FILE [--canary-file FILE]
                   [--lifetime SECONDS]
     fake_model.py tool-result LOG CALL_ID     print what the harness answered
 
 Listens on 127.0.0.1 on a free port (written to --port-file once listening)
-and serves POST /v1/chat/completions, streamed (SSE) or not, GET
-/v1/models, and POST /v1/responses (streamed, a text answer only: enough for
-Codex to start and answer).  Every request body is appended to --log as one JSON line, so the
-test can check what the harness sent to the model.
+and serves
+    POST /v1/chat/completions       OpenAI chat completions (OpenCode), streamed
+                                    (SSE) or not
+    GET  /v1/models                 one model, "fake-model"
+    POST /v1/responses              OpenAI Responses API (Codex), streamed
+    POST /v1/messages               Anthropic Messages API (Claude Code, which
+                                    adds ?beta=true), streamed (SSE) or not
+    POST /v1/messages/count_tokens  a constant count
+Every request body is appended to --log as one JSON line, so the test can
+check what the harness sent to the model.
 
 The replies follow --script (read at each request, so it may be written
-after the server started), a JSON list of tool calls:
+after the server started), a JSON list of tool calls, the same for every API:
     [{"name": "write", "arguments": {...}}, ...]
-A request that offers tools gets the next call of the script: the number of
-assistant tool calls already in its messages says which one.  When the script
-is done, or when the request offers no tools (a title or summary request), the
-reply is plain text.  The server is stateless: the conversation in the request
-is the state.
+("arguments" is the Messages API's tool_use "input").  A request that offers
+tools gets the next call of the script: the number of tool calls the model
+already made in its conversation (assistant tool_calls, tool_use blocks,
+function_call items) says which one.  The N-th call (from 1) has the id
+"call_N" in every API.  When the script is done, or when the request offers
+no tools (a title or summary request), the reply is plain text.  The server
+is stateless: the conversation in the request is the state.
 
 With --canary-file, a second listener on another free loopback port (written
 to the file) records any connection to it as a line "connected" in
@@ -58,20 +67,36 @@ def load_script():
         return []
 
 
-def count_tool_calls(messages):
+def count_tool_calls(req):
+    """Tool calls the model already made in the conversation REQ carries:
+    chat completions' assistant tool_calls, the Messages API's assistant
+    tool_use blocks, the Responses API's function_call input items."""
     n = 0
-    for m in messages or []:
-        if isinstance(m, dict) and m.get("role") == "assistant":
-            n += len(m.get("tool_calls") or [])
+    for m in req.get("messages") or []:
+        if not isinstance(m, dict) or m.get("role") != "assistant":
+            continue
+        n += len(m.get("tool_calls") or [])
+        content = m.get("content")
+        if isinstance(content, list):
+            n += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
+    items = req.get("input")
+    if isinstance(items, list):
+        n += sum(1 for it in items if isinstance(it, dict) and it.get("type") == "function_call")
     return n
 
 
 def tool_names(req):
+    """The names of the tools REQ offers: {"function": {"name"}} in chat
+    completions, {"name"} in the Messages and Responses APIs."""
     names = set()
     for t in req.get("tools") or []:
-        fn = t.get("function") if isinstance(t, dict) else None
+        if not isinstance(t, dict):
+            continue
+        fn = t.get("function")
         if isinstance(fn, dict) and "name" in fn:
             names.add(fn["name"])
+        elif isinstance(t.get("name"), str):
+            names.add(t["name"])
     return names
 
 
@@ -81,7 +106,7 @@ def next_action(req):
     if not names:
         return ("text", "Sandbox test")
     script = load_script()
-    i = count_tool_calls(req.get("messages"))
+    i = count_tool_calls(req)
     if i < len(script):
         call = script[i]
         if call["name"] not in names:
@@ -104,9 +129,23 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def start_sse(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def sse(self, data, name=None):
+        """One server-sent event; NAME for the APIs that name their events."""
+        head = "event: %s\n" % name if name else ""
+        self.wfile.write((head + "data: " + json.dumps(data) + "\n\n").encode())
+        self.wfile.flush()
+
     def do_GET(self):
         log_request(self.path, None)
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.split("?")[0].rstrip("/").endswith("/models"):
             self.send_json(200, {"object": "list", "data": [
                 {"id": "fake-model", "object": "model", "created": 0, "owned_by": "landrun"}]})
         else:
@@ -120,12 +159,20 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             req = {"unparsed": raw.decode("utf-8", "replace")}
         log_request(self.path, req)
-        if self.path.rstrip("/").endswith("/responses"):
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/chat/completions"):
+            self.chat_completions(req)
+        elif path.endswith("/responses"):
             self.responses_api(req)
-            return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        elif path.endswith("/messages/count_tokens"):
+            self.send_json(200, {"input_tokens": 10})
+        elif path.endswith("/messages"):
+            self.messages_api(req)
+        else:
             self.send_json(404, {"error": {"message": "not found"}})
-            return
+
+    def chat_completions(self, req):
+        """OpenAI chat completions (OpenCode)."""
         action = next_action(req)
         model = req.get("model", "fake-model")
         cid = "chatcmpl-%d" % int(time.time() * 1000)
@@ -146,11 +193,7 @@ class Handler(BaseHTTPRequestHandler):
                                  "choices": [{"index": 0, "message": message,
                                               "finish_reason": finish}]})
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self.start_sse()
 
         def event(delta, finish_reason=None, with_usage=False):
             chunk = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
@@ -158,8 +201,7 @@ class Handler(BaseHTTPRequestHandler):
                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
             if with_usage:
                 chunk["usage"] = usage
-            self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-            self.wfile.flush()
+            self.sse(chunk)
 
         if finish == "tool_calls":
             tc = dict(tool_call, index=0)
@@ -170,37 +212,80 @@ class Handler(BaseHTTPRequestHandler):
         event({}, finish, with_usage=True)
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
-        self.close_connection = True
-
 
     def responses_api(self, req):
-        """The Responses API (Codex): a text answer only, streamed."""
+        """OpenAI's Responses API (Codex), streamed: one function_call item or
+        one text message."""
+        action = next_action(req)
         rid = "resp_%d" % int(time.time() * 1000)
-        text = FINAL_TEXT
-        item = {"type": "message", "id": "msg_" + rid, "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        if action[0] == "tool":
+            _, i, call = action
+            item = {"type": "function_call", "id": "fc_" + rid, "call_id": "call_%d" % (i + 1),
+                    "name": call["name"], "arguments": json.dumps(call["arguments"]),
+                    "status": "completed"}
+            added = dict(item, arguments="", status="in_progress")
+            delta = ("response.function_call_arguments.delta", {"delta": item["arguments"]})
+        else:
+            item = {"type": "message", "id": "msg_" + rid, "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": action[1], "annotations": []}]}
+            added = dict(item, content=[], status="in_progress")
+            delta = ("response.output_text.delta", {"content_index": 0, "delta": action[1]})
         usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": 20}
         response = {"id": rid, "object": "response", "status": "completed",
                     "model": req.get("model", "fake-model"), "output": [item], "usage": usage}
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self.start_sse()
         events = [
             ("response.created", {"response": dict(response, status="in_progress", output=[])}),
-            ("response.output_item.added", {"output_index": 0, "item": dict(item, content=[])}),
-            ("response.output_text.delta", {"output_index": 0, "item_id": item["id"],
-                                            "content_index": 0, "delta": text}),
+            ("response.output_item.added", {"output_index": 0, "item": added}),
+            (delta[0], dict(delta[1], output_index=0, item_id=item["id"])),
             ("response.output_item.done", {"output_index": 0, "item": item}),
             ("response.completed", {"response": response}),
         ]
         for n, (name, data) in enumerate(events):
-            data = dict(data, type=name, sequence_number=n)
-            self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
-            self.wfile.flush()
-        self.close_connection = True
+            self.sse(dict(data, type=name, sequence_number=n), name)
+
+    def messages_api(self, req):
+        """Anthropic's Messages API (Claude Code): one tool_use block or one
+        text block, streamed (SSE) or not."""
+        action = next_action(req)
+        if action[0] == "tool":
+            _, i, call = action
+            block = {"type": "tool_use", "id": "call_%d" % (i + 1), "name": call["name"],
+                     "input": call["arguments"]}
+            stop = "tool_use"
+        else:
+            block = {"type": "text", "text": action[1]}
+            stop = "end_turn"
+        message = {"id": "msg_%d" % int(time.time() * 1000), "type": "message",
+                   "role": "assistant", "model": req.get("model", "fake-model"),
+                   "content": [block], "stop_reason": stop, "stop_sequence": None,
+                   "usage": {"input_tokens": 10, "output_tokens": 10,
+                             "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+        if not req.get("stream"):
+            self.send_json(200, message)
+            return
+        self.start_sse()
+        if block["type"] == "tool_use":
+            start = dict(block, input={})
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            start = dict(block, text="")
+            delta = {"type": "text_delta", "text": block["text"]}
+        events = [
+            ("message_start", {"message": dict(message, content=[], stop_reason=None,
+                                               usage=dict(message["usage"], output_tokens=1))}),
+            ("content_block_start", {"index": 0, "content_block": start}),
+            ("content_block_delta", {"index": 0, "delta": delta}),
+            ("content_block_stop", {"index": 0}),
+            ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": 10}}),
+            ("message_stop", {}),
+        ]
+        for name, data in events:
+            self.sse(dict(data, type=name), name)
 
 
 def canary(path):
@@ -227,17 +312,42 @@ def write_atomic(path, text):
     os.rename(tmp, path)
 
 
+def tool_results(body):
+    """(call id, content) of every tool result in a request body: chat
+    completions' tool messages, the Messages API's tool_result blocks, the
+    Responses API's function_call_output items."""
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        if m.get("role") == "tool":
+            yield m.get("tool_call_id"), m.get("content")
+        content = m.get("content")
+        if m.get("role") == "user" and isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    yield b.get("tool_use_id"), b.get("content")
+    items = body.get("input")
+    if isinstance(items, list):
+        for it in items:
+            if isinstance(it, dict) and it.get("type") == "function_call_output":
+                yield it.get("call_id"), it.get("output")
+
+
 def tool_result(log, call_id):
     """The content of the tool result for CALL_ID that the harness sent (the
-    last request that carries it), or exit 1 if none did."""
+    last request that carries it), or exit 1 if none did.  Text blocks are
+    joined; other content is printed as JSON."""
     found = None
     with open(log, encoding="utf-8") as f:
         for line in f:
             body = json.loads(line).get("body") or {}
-            for m in body.get("messages") or []:
-                if isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id") == call_id:
-                    c = m.get("content")
-                    found = c if isinstance(c, str) else json.dumps(c)
+            for cid, c in tool_results(body):
+                if cid != call_id:
+                    continue
+                if isinstance(c, list) and all(isinstance(b, dict) and b.get("type") == "text"
+                                               for b in c):
+                    c = "".join(b.get("text", "") for b in c)
+                found = c if isinstance(c, str) else json.dumps(c)
     if found is None:
         return 1
     sys.stdout.write(found)
