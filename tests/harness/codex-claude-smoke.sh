@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 #
 # codex-claude-smoke.sh [LANDRUN] - Codex and Claude Code under their
-# profiles: --version and --help run, and the harness starts and reaches a
-# fake model on the granted loopback port (Codex answers in full through the
-# Responses API; Claude Code's request to /v1/messages is enough: the fake
-# model does not speak Anthropic's API).  TAP output.  A harness that is not
-# installed and cannot be (npm registry unreachable) is skipped.
+# profiles: --version and --help run, and each harness, driven by the fake
+# model on the granted loopback port (Codex through the Responses API, Claude
+# Code through Anthropic's Messages API), writes in the workspace through its
+# tools and runs a shell command there, while writing to the read-only src/
+# and reading the project's .env are denied.  TAP output.  A harness that is
+# not installed and cannot be (npm registry unreachable) is skipped.
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +31,16 @@ lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not sta
 PORT=$(cat "$W/port")
 H=$W/home P=$W/proj
 mkdir -p "$H/.codex" "$H/.claude" "$P/src" "$P/workspace" || exit 1
-echo 'SECRET_TOKEN=smoke' >"$P/.env"
+echo 'SECRET_TOKEN=smoke-secret' >"$P/.env"
+LOG=$W/requests.jsonl
+
+# script JSON: the fake model's tool calls for the next run (it reads the
+# script at each request).
+script() {
+	printf '%s\n' "$1" >"$W/script.json.tmp" && mv "$W/script.json.tmp" "$W/script.json"
+}
+result() { python3 "$HERE/fake_model.py" tool-result "$LOG" "call_$1"; }
+has() { result "$1" | grep -q -- "$2"; }
 
 run() { # PROFILE BIN ARGS... (in the workspace, with a clean environment)
 	local profile=$1
@@ -72,10 +82,30 @@ wire_api = "responses"
 EOF
 		out=$(run codex "$CX" exec --skip-git-repo-check "say hi" 2>&1)
 		if echo "$out" | grep -q "All scripted steps are done." &&
-			grep -q '"/v1/responses"' "$W/requests.jsonl"; then
+			grep -q '"/v1/responses"' "$LOG"; then
 			ok "codex exec starts, reaches the model on the granted port and prints its answer"
 		else
 			not_ok "codex exec starts, reaches the model on the granted port and prints its answer" "$out"
+		fi
+		script '[{"name": "exec_command", "arguments": {"cmd": "echo by-codex > codex.txt; cat codex.txt; echo LR-EXIT=$?"}},
+ {"name": "exec_command", "arguments": {"cmd": "echo x > ../src/codex-evil.txt; echo LR-EXIT=$?"}},
+ {"name": "exec_command", "arguments": {"cmd": "cat ../.env; echo LR-EXIT=$?"}}]'
+		: >"$LOG"
+		out=$(run codex "$CX" exec --skip-git-repo-check "run the steps" 2>&1)
+		if [ "$(cat "$P/workspace/codex.txt" 2>/dev/null)" = by-codex ] && has 1 'LR-EXIT=0'; then
+			ok "codex exec_command: writes in the workspace"
+		else
+			not_ok "codex exec_command: writes in the workspace" "$(result 1)" "$out"
+		fi
+		if [ ! -e "$P/src/codex-evil.txt" ] && has 2 'codex-evil.txt: Permission denied'; then
+			ok "codex exec_command: src/ is not writable"
+		else
+			not_ok "codex exec_command: src/ is not writable" "$(result 2)"
+		fi
+		if has 3 '\.env: Permission denied' && ! grep -q smoke-secret "$LOG"; then
+			ok "codex exec_command: ../.env is denied and never reaches the model"
+		else
+			not_ok "codex exec_command: ../.env is denied and never reaches the model" "$(result 3)"
 		fi
 	fi
 	;;
@@ -105,11 +135,42 @@ case $? in
 		if [ $? = 0 ] && echo "$out" | grep -q Usage; then ok "claude --help"; else
 			not_ok "claude --help" "$out"
 		fi
+		script '[]'
+		: >"$LOG"
 		out=$(run claude-code "$CL" -p "say hi" 2>&1)
-		if grep -q '"/v1/messages' "$W/requests.jsonl"; then
-			ok "claude -p starts and reaches the model on the granted port"
+		if echo "$out" | grep -q "All scripted steps are done." &&
+			grep -q '"/v1/messages' "$LOG"; then
+			ok "claude -p starts, reaches the model on the granted port and prints its answer"
 		else
-			not_ok "claude -p starts and reaches the model on the granted port" "$out"
+			not_ok "claude -p starts, reaches the model on the granted port and prints its answer" "$out"
+		fi
+		script '[{"name": "Write", "arguments": {"file_path": "'"$P"'/workspace/claude.txt", "content": "by-claude\n"}},
+ {"name": "Edit", "arguments": {"file_path": "'"$P"'/workspace/claude.txt", "old_string": "by-claude", "new_string": "edited-by-claude"}},
+ {"name": "Bash", "arguments": {"command": "cat claude.txt; echo LR-EXIT=$?", "description": "show the file"}},
+ {"name": "Write", "arguments": {"file_path": "'"$P"'/src/claude-evil.txt", "content": "x\n"}},
+ {"name": "Bash", "arguments": {"command": "cat ../.env; echo LR-EXIT=$?", "description": "read .env"}}]'
+		: >"$LOG"
+		out=$(run claude-code "$CL" -p "run the steps" --allowedTools Bash,Write,Edit 2>&1)
+		if [ "$(cat "$P/workspace/claude.txt" 2>/dev/null)" = edited-by-claude ]; then
+			ok "claude Write and Edit tools: a file in the workspace is written and edited"
+		else
+			not_ok "claude Write and Edit tools: a file in the workspace is written and edited" \
+				"$(result 1)" "$(result 2)" "$out"
+		fi
+		if has 3 edited-by-claude && has 3 'LR-EXIT=0'; then
+			ok "claude Bash tool: runs in the workspace"
+		else
+			not_ok "claude Bash tool: runs in the workspace" "$(result 3)"
+		fi
+		if [ ! -e "$P/src/claude-evil.txt" ] && has 4 'EACCES'; then
+			ok "claude Write tool: src/ is not writable"
+		else
+			not_ok "claude Write tool: src/ is not writable" "$(result 4)"
+		fi
+		if has 5 '\.env: Permission denied' && ! grep -q smoke-secret "$LOG"; then
+			ok "claude Bash tool: ../.env is denied and never reaches the model"
+		else
+			not_ok "claude Bash tool: ../.env is denied and never reaches the model" "$(result 5)"
 		fi
 	fi
 	;;
