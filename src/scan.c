@@ -23,14 +23,15 @@
 #define WALK_MAX_DEPTH 512
 
 /*
- * System trees: what the package manager and the kernel put there, never a
- * project.  Not walked (listing /usr at every start would cost more than the
- * rest of landrun), but for the conventional places of projects beneath
- * them.  The current directory's project is walked wherever it is.
+ * System trees: what the package manager and the kernel put there.  Not
+ * walked: /usr alone would cost more than the rest of landrun at every start
+ * (and /usr/src holds a kernel's headers).  A grant at or beneath the
+ * conventional places of projects in them (/usr/src/app in container images)
+ * is walked, and so is the current directory's project, wherever it is.
  */
 static const char *const system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/proc", "/sys",
-	"/snap", "/nix/store", "/gnu/store",
+	"/snap", "/nix/store", "/gnu/store", "/etc/alternatives", "/etc/ssl/certs",
 };
 static const char *const project_dirs_in_system[] = { "/usr/src", "/usr/local/src" };
 
@@ -138,15 +139,6 @@ static bool system_path(const char *path)
 			return false;
 	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(*system_dirs); i++)
 		if (lr_path_beneath(path, system_dirs[i]))
-			return true;
-	return false;
-}
-
-/* /usr and /usr/local: system trees that lead to a place of projects. */
-static bool leads_to_projects(const char *path)
-{
-	for (size_t i = 0; i < sizeof(project_dirs_in_system) / sizeof(*project_dirs_in_system); i++)
-		if (lr_path_beneath(project_dirs_in_system[i], path))
 			return true;
 	return false;
 }
@@ -472,7 +464,7 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 	}
 	if (type != DT_DIR || generated_name(name))
 		return 0;
-	if (system_path(child) && !leads_to_projects(child))
+	if (system_path(child))
 		return 0;
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -552,7 +544,7 @@ static int walk_tree(struct walk *w, int fd, const char *path)
 	struct stat st;
 	int dfd;
 
-	if (system_path(path) && !leads_to_projects(path))
+	if (system_path(path))
 		return 0;
 	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (dfd < 0) {
@@ -646,7 +638,7 @@ static bool walked_by(const struct lr_fs_rule *r, const char *path)
 
 	if (!r->is_dir || !lr_path_beneath(path, r->realpath))
 		return false;
-	if (system_path(r->realpath) && !leads_to_projects(r->realpath))
+	if (system_path(r->realpath))
 		return false;
 	/* every component from the grant down must be one the walk enters */
 	p = path + strlen(r->realpath);
@@ -656,7 +648,7 @@ static bool walked_by(const struct lr_fs_rule *r, const char *path)
 		_cleanup_free_ char *upto = strndup(path, (size_t)(end - path));
 
 		if (!name || !upto || generated_name(name) || lr_protected_name(name) ||
-		    (system_path(upto) && !leads_to_projects(upto)))
+		    system_path(upto))
 			return false;
 		p = end;
 	}

@@ -304,7 +304,7 @@ void lr_gitconfig_paths(const char *text, size_t len,
 		       (strcmp(c.section, "include") == 0 && !c.subsection && strcmp(key, "path") == 0) ||
 		       (strcmp(c.section, "includeif") == 0 && c.subsection && strcmp(key, "path") == 0);
 		if (parse_value(&c, value, sizeof(value)) && want && *value) {
-			char full[300];
+			char full[sizeof(c.section) + sizeof(key) + 1];
 
 			snprintf(full, sizeof(full), "%s.%s", c.section, key);
 			cb(data, full, value);

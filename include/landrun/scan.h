@@ -54,9 +54,8 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 
 void lr_holes_free(struct lr_holes *holes);
 
-/* Is the canonical PATH in a system tree (/usr but its src directories,
- * /lib*, /proc...), which holds no project (and is walked only on the way
- * to /usr/src and /usr/local/src)? */
+/* Is the canonical PATH in a system tree (/usr but /usr/src and
+ * /usr/local/src, /lib*, /proc...), which holds no project and is not walked? */
 bool lr_scan_system_tree(const char *path);
 
 #endif /* LANDRUN_SCAN_H */

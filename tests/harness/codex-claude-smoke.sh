@@ -30,7 +30,11 @@ SERVER=$!
 lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
 H=$W/home P=$W/proj
-mkdir -p "$H/.codex" "$H/.claude" "$P/src" "$P/workspace" || exit 1
+# The user's own ~/.codex and ~/.claude, which the profiles must leave alone,
+# and the sandbox's own CODEX_HOME (the profile's), where the fake model's
+# configuration goes.
+CODEX_SANDBOX_HOME=$H/.local/share/landrun/codex
+mkdir -p "$H/.codex" "$H/.claude" "$CODEX_SANDBOX_HOME" "$P/src" "$P/workspace" || exit 1
 echo 'SECRET_TOKEN=smoke-secret' >"$P/.env"
 LOG=$W/requests.jsonl
 
@@ -70,7 +74,7 @@ case $? in
 		if [ $? = 0 ] && echo "$out" | grep -q Usage; then ok "codex --help"; else
 			not_ok "codex --help" "$out"
 		fi
-		cat >"$H/.codex/config.toml" <<EOF
+		cat >"$CODEX_SANDBOX_HOME/config.toml" <<EOF
 model = "fake-model"
 model_provider = "fake"
 sandbox_mode = "danger-full-access"
@@ -177,5 +181,21 @@ case $? in
 2) skip "claude" "npm registry unreachable (@anthropic-ai/claude-code is not installed in $LR_CACHE)" ;;
 *) not_ok "claude: install @anthropic-ai/claude-code@$LR_CLAUDE_VERSION" ;;
 esac
+
+# Their state went to the sandbox's own directories: the unconfined harnesses
+# read ~/.codex and ~/.claude, and run what they hold.
+if [ -z "$(find "$H/.codex" "$H/.claude" -mindepth 1)" ] && [ ! -e "$H/.claude.json" ]; then
+	ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched"
+else
+	not_ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched" \
+		"$(ls -la "$H/.codex" "$H/.claude" "$H/.claude.json" 2>&1)"
+fi
+if [ -n "$(ls -A "$H/.local/share/landrun/claude-code" 2>/dev/null)" ] &&
+	[ -n "$(ls "$CODEX_SANDBOX_HOME" | grep -v '^config.toml$')" ]; then
+	ok "their state is in ~/.local/share/landrun/{codex,claude-code}"
+else
+	not_ok "their state is in ~/.local/share/landrun/{codex,claude-code}" \
+		"$(ls -la "$H/.local/share/landrun" "$H/.local/share/landrun"/* 2>&1)"
+fi
 
 tap_end

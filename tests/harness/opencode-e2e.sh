@@ -128,6 +128,7 @@ EOF
 lr_opencode_config "$H" "$PORT" '"$schema": "https://opencode.ai/config.json"' \
 	'"permission": { "*": "allow" }'
 touch "$W/before"
+ls -d /tmp/landrun.* 2>/dev/null | sort >"$W/tmpdirs.before"
 
 # ---------------------------------------------------------------- the run
 
@@ -266,13 +267,26 @@ if [ ! -e "$H/.config/opencode/node_modules" ] && [ ! -e "$H/.config/opencode/pa
 else
 	not_ok "no npm install into the read-only config directory"
 fi
-# The cache directory stood in for TMPDIR (none was given).
-if ls -A "$H/.cache/opencode" | grep -q '\.so$'; then
-	ok "without TMPDIR, its native libraries were unpacked into the cache directory"
+# Its state went to the sandbox's own directories, never to the ones the
+# unconfined OpenCode reads (they hold code it runs later: snapshots' git
+# config, cache/bin, plugin packages).
+if [ -n "$(ls -A "$H/.local/share/landrun/opencode/data/opencode" 2>/dev/null)" ] &&
+	[ -z "$(find "$H/.local/share/opencode" "$H/.cache/opencode" "$H/.local/state/opencode" \
+		-mindepth 1)" ]; then
+	ok "its data went to ~/.local/share/landrun/opencode, the user's own OpenCode directories are untouched"
 else
-	not_ok "without TMPDIR, its native libraries were unpacked into the cache directory" \
-		"$(ls -la "$H/.cache/opencode")"
+	not_ok "its data went to ~/.local/share/landrun/opencode, the user's own OpenCode directories are untouched" \
+		"$(ls -la "$H/.local/share/landrun/opencode/data" "$H/.local/share/opencode" "$H/.cache/opencode" 2>&1)"
 fi
+# Without a TMPDIR it got a new private one (base's private-tmp), not /tmp.
+new_tmp=$(comm -13 "$W/tmpdirs.before" <(ls -d /tmp/landrun.* 2>/dev/null | sort) | head -n 1)
+if [ -n "$new_tmp" ] && ls -A "$new_tmp/tmp" | grep -q '\.so$'; then
+	ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR"
+else
+	not_ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR" \
+		"new: ${new_tmp:-none}"
+fi
+[ -n "$new_tmp" ] && rm -rf "$new_tmp"
 
 echo "# checks done, total $(elapsed) s"
 tap_end
