@@ -172,18 +172,22 @@ t_secret_project() {
 }
 
 # A project under /usr (WORKDIR /usr/src/app): needs root to make one there.
+# A grant of /usr is not walked (system tree); the project is, when it is
+# the current directory, and a grant inside /usr/src is.
 t_secret_usr() {
-	local D=("secrets: a project in /usr/src under --rox /usr: .env unreadable"
-		 "control: its other files are readable")
-	local app=/usr/src/landrun-escapes-$$
+	local D=("secrets: from a project in /usr/src, under --rox /usr: .env unreadable"
+		 "control: its other files are readable"
+		 "secrets: --ro of a project in /usr/src: .env unreadable")
+	local app=/usr/src/landrun-escapes-$$ d
 	if [ "$(id -u)" != 0 ]; then
 		for d in "${D[@]}"; do skip "$d" "needs root to create a project under /usr"; done
 		return
 	fi
 	needs_landlock "${D[@]}" || return
 	project "$app"
-	lr --rox /usr -- "$TRY" read "$app/.env";	expect "${D[0]}" 13
-	lr --rox /usr -- "$TRY" read "$app/README";	expect "${D[1]}" 0
+	from "$app" lr --rox /usr -- "$TRY" read .env;		expect "${D[0]}" 13
+	from "$app" lr --rox /usr -- "$TRY" read README;	expect "${D[1]}" 0
+	lr --ro "$app" -- "$TRY" read "$app/.env";		expect "${D[2]}" 13
 	rm -rf "$app"
 }
 
