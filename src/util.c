@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "landrun/util.h"
 
@@ -18,6 +19,28 @@ void *lr_array_push(void *arr_ptr, size_t *n, size_t size)
 	*arr = grown;
 	memset(grown + *n * size, 0, size);
 	return grown + (*n)++ * size;
+}
+
+/*
+ * Room in *ARR (*CAP elements of SIZE bytes) for NEED elements.  The capacity
+ * at least doubles, so that a list of n elements costs O(n) to grow.
+ */
+static int array_reserve(void *arr_ptr, size_t *cap, size_t need, size_t size)
+{
+	void **arr = arr_ptr;
+	size_t ncap = need > 2 * *cap ? need : 2 * *cap;
+	void *grown;
+
+	if (need <= *cap)
+		return 0;
+	if (ncap > SIZE_MAX / size)
+		return -ENOMEM;
+	grown = realloc(*arr, ncap * size);
+	if (!grown)
+		return -ENOMEM;
+	*arr = grown;
+	*cap = ncap;
+	return 0;
 }
 
 bool lr_path_beneath(const char *path, const char *dir)
@@ -50,18 +73,14 @@ int lr_buf_add(struct lr_buf *b, const char *s, size_t len)
 
 int lr_strlist_take(struct lr_strlist *l, char *s)
 {
-	char **v;
-
 	if (!s)
 		return -ENOMEM;
-	v = realloc(l->v, (l->n + 2) * sizeof(*v));
-	if (!v) {
+	if (array_reserve(&l->v, &l->cap, l->n + 2, sizeof(*l->v)) < 0) {
 		free(s);
 		return -ENOMEM;
 	}
-	v[l->n++] = s;
-	v[l->n] = NULL;
-	l->v = v;
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
 	return 0;
 }
 
@@ -88,46 +107,193 @@ void lr_strlist_free(struct lr_strlist *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	*l = (struct lr_strlist){ 0 };
+}
+
+/*
+ * The key of the lists' hash: random per process, so that no input (a caller's
+ * environment, an .env file from a repository) can be made to collide on
+ * purpose and turn the lists quadratic again.  Without getrandom(2) a fixed key
+ * keeps them correct, only no longer proof against crafted collisions.
+ */
+static uint64_t kv_key[2];
+
+static void kv_seed(void)
+{
+	static bool seeded;
+
+	if (seeded)
+		return;
+	seeded = true;
+	if (getrandom(kv_key, sizeof(kv_key), GRND_NONBLOCK) != (ssize_t)sizeof(kv_key)) {
+		kv_key[0] = 0x0706050403020100ULL;
+		kv_key[1] = 0x0f0e0d0c0b0a0908ULL;
+	}
+}
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = ROTL(v[1], 13) ^ v[0];
+	v[0] = ROTL(v[0], 32);
+	v[2] += v[3];
+	v[3] = ROTL(v[3], 16) ^ v[2];
+	v[0] += v[3];
+	v[3] = ROTL(v[3], 21) ^ v[0];
+	v[2] += v[1];
+	v[1] = ROTL(v[1], 17) ^ v[2];
+	v[2] = ROTL(v[2], 32);
+}
+
+static void sip_absorb(uint64_t v[4], uint64_t m)
+{
+	v[3] ^= m;
+	sip_round(v);
+	v[0] ^= m;
+}
+
+/* SipHash-1-3 (Aumasson and Bernstein) of LEN bytes of S under kv_key. */
+static uint64_t kv_hash(const char *s, size_t len)
+{
+	uint64_t v[4] = {
+		kv_key[0] ^ 0x736f6d6570736575ULL,
+		kv_key[1] ^ 0x646f72616e646f6dULL,
+		kv_key[0] ^ 0x6c7967656e657261ULL,
+		kv_key[1] ^ 0x7465646279746573ULL,
+	};
+	uint64_t m;
+	size_t i;
+
+	for (i = 0; len - i >= 8; i += 8) { /* little-endian 8-byte words */
+		m = 0;
+		for (size_t j = 0; j < 8; j++)
+			m |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+		sip_absorb(v, m);
+	}
+	m = (uint64_t)len << 56; /* the last word: the bytes left, the length on top */
+	for (size_t j = 0; j < len - i; j++)
+		m |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+	sip_absorb(v, m);
+	v[2] ^= 0xff;
+	sip_round(v);
+	sip_round(v);
+	sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* The slot of KEY in L's index: the one that holds it, or the empty one where it would go. */
+static struct lr_kv_slot *kv_slot(const struct lr_kvlist *l, const char *key, size_t keylen,
+				  uint64_t hash)
+{
+	size_t mask = l->index_size - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct lr_kv_slot *slot = &l->index[i];
+		const char *k;
+
+		if (slot->pos == 0)
+			return slot;
+		if (slot->hash != hash)
+			continue;
+		k = l->items[slot->pos - 1].key;
+		if (strncmp(k, key, keylen) == 0 && k[keylen] == '\0')
+			return slot;
+	}
+}
+
+/* Index L anew in SIZE slots (a power of two, more than L->n). */
+static int kv_reindex(struct lr_kvlist *l, size_t size)
+{
+	struct lr_kv_slot *old = l->index;
+	size_t old_size = l->index_size;
+
+	l->index = calloc(size, sizeof(*l->index));
+	if (!l->index) {
+		l->index = old;
+		return -ENOMEM;
+	}
+	l->index_size = size;
+	for (size_t i = 0; i < old_size; i++) {
+		size_t j = old[i].hash & (size - 1);
+
+		if (old[i].pos == 0)
+			continue;
+		while (l->index[j].pos)
+			j = (j + 1) & (size - 1);
+		l->index[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Set or, if KEEP, add only when absent (see util.h). */
+static int kv_put(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,
+		  size_t valuelen, bool keep)
+{
+	struct lr_kv_slot *slot;
+	uint64_t hash;
+	char *v;
+
+	kv_seed();
+	keylen = strnlen(key, keylen); /* the key as strndup() keeps it */
+	/* at most half full, so that a probe soon meets an empty slot */
+	if (l->n >= l->index_size / 2 &&
+	    (l->index_size > SIZE_MAX / 4 / sizeof(*l->index) ||
+	     kv_reindex(l, l->index_size ? l->index_size * 2 : 16) < 0))
+		return -ENOMEM;
+	hash = kv_hash(key, keylen);
+	slot = kv_slot(l, key, keylen, hash);
+	if (slot->pos && keep)
+		return 0;
+	v = strndup(value, valuelen);
+	if (!v)
+		return -ENOMEM;
+	if (slot->pos) {
+		struct lr_kv *kv = &l->items[slot->pos - 1];
+
+		explicit_bzero(kv->value, strlen(kv->value));
+		free(kv->value);
+		kv->value = v;
+		return 0;
+	}
+	if (array_reserve(&l->items, &l->cap, l->n + 1, sizeof(*l->items)) < 0)
+		goto nomem;
+	l->items[l->n].key = strndup(key, keylen);
+	if (!l->items[l->n].key)
+		goto nomem;
+	l->items[l->n].value = v;
+	slot->pos = ++l->n;
+	slot->hash = hash;
+	return 0;
+nomem:
+	explicit_bzero(v, strlen(v));
+	free(v);
+	return -ENOMEM;
 }
 
 int lr_kvlist_set(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,
 		  size_t valuelen)
 {
-	char *k = strndup(key, keylen);
-	char *v = strndup(value, valuelen);
-	struct lr_kv *kv;
+	return kv_put(l, key, keylen, value, valuelen, false);
+}
 
-	if (!k || !v)
-		goto nomem;
-	for (size_t i = 0; i < l->n; i++) {
-		if (strcmp(l->items[i].key, k) == 0) {
-			free(k);
-			explicit_bzero(l->items[i].value, strlen(l->items[i].value));
-			free(l->items[i].value);
-			l->items[i].value = v;
-			return 0;
-		}
-	}
-	kv = lr_array_push(&l->items, &l->n, sizeof(*kv));
-	if (!kv)
-		goto nomem;
-	kv->key = k;
-	kv->value = v;
-	return 0;
-nomem:
-	free(k);
-	free(v);
-	return -ENOMEM;
+int lr_kvlist_add(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,
+		  size_t valuelen)
+{
+	return kv_put(l, key, keylen, value, valuelen, true);
 }
 
 const char *lr_kvlist_get(const struct lr_kvlist *l, const char *key)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->items[i].key, key) == 0)
-			return l->items[i].value;
-	return NULL;
+	size_t keylen = strlen(key);
+	size_t pos;
+
+	if (l->n == 0)
+		return NULL;
+	pos = kv_slot(l, key, keylen, kv_hash(key, keylen))->pos;
+	return pos ? l->items[pos - 1].value : NULL;
 }
 
 void lr_kvlist_free(struct lr_kvlist *l)
@@ -139,6 +305,6 @@ void lr_kvlist_free(struct lr_kvlist *l)
 		free(l->items[i].value);
 	}
 	free(l->items);
-	l->items = NULL;
-	l->n = 0;
+	free(l->index);
+	*l = (struct lr_kvlist){ 0 };
 }

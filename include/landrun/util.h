@@ -4,13 +4,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* A growable list of owned strings; v is kept NULL-terminated. */
+/* A growable list of owned strings; v is kept NULL-terminated.  Initialise with { 0 }. */
 struct lr_strlist {
 	char **v;
 	size_t n;
+	size_t cap; /* v allocated (0: as needed) */
 };
 
 /* 0 or -ENOMEM.  _add copies S; _take takes ownership (and frees it on failure). */
@@ -21,21 +23,41 @@ bool lr_strlist_contains(const struct lr_strlist *l, const char *s);
 int lr_strcmp_p(const void *a, const void *b);
 void lr_strlist_free(struct lr_strlist *l);
 
-/* A list of KEY=VALUE pairs, owned. */
+/*
+ * A list of KEY=VALUE pairs, owned, in the order the keys were first set,
+ * indexed by a hash of the key: setting and looking up cost the same however
+ * long the list.  Initialise with { 0 }.
+ */
 struct lr_kv {
 	char *key;
 	char *value;
 };
 
+struct lr_kv_slot {
+	size_t pos; /* 0: empty; else 1 + the item's position */
+	uint64_t hash;
+};
+
 struct lr_kvlist {
 	struct lr_kv *items;
 	size_t n;
+	size_t cap;		  /* items allocated */
+	struct lr_kv_slot *index; /* index_size slots, at most half of them used */
+	size_t index_size;	  /* a power of two, or 0 */
 };
 
-/* Set KEY to VALUE (copies; a later set of the same key replaces it). 0 or -ENOMEM. */
+/*
+ * Set KEY (its first KEYLEN bytes) to VALUE (copies).  _set: a later value
+ * replaces an earlier one (wiped), the key keeps its place; _add: the first
+ * value stays.  0 or -ENOMEM.
+ */
 int lr_kvlist_set(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,
 		  size_t valuelen);
+int lr_kvlist_add(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,
+		  size_t valuelen);
+/* The value of KEY, or NULL. */
 const char *lr_kvlist_get(const struct lr_kvlist *l, const char *key);
+/* Frees everything, the values wiped first (they may be secrets). */
 void lr_kvlist_free(struct lr_kvlist *l);
 
 /* Is the canonical PATH the directory DIR or beneath it? */

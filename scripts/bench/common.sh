@@ -23,19 +23,20 @@ bench_fail() { echo "bench: harness error: $*" >&2; exit 2; }
 # socat are what sandbox-runtime needs on Linux.
 BENCH_PACKAGES=(hyperfine bubblewrap firejail python3 git make gcc ripgrep socat)
 
+# bench_install [PACKAGE...]: the packages above and the extra ones a script needs.
 bench_install() {
 	local missing=()
 
 	lr_install_deps || bench_fail "cannot install landrun's build dependencies"
-	for p in "${BENCH_PACKAGES[@]}"; do
+	for p in "${BENCH_PACKAGES[@]}" "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
 		[ "$(id -u)" = 0 ] || bench_fail "missing packages: ${missing[*]} (run as root)"
 		echo "bench: installing ${missing[*]}" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
 			"${missing[@]}" >/dev/null || bench_fail "apt-get install ${missing[*]} failed"
 	fi
 	command -v hyperfine >/dev/null || bench_fail "hyperfine is not installed"
@@ -66,6 +67,34 @@ bench_build() {
 	fi
 	ninja -C "$BENCH_BUILD" landrun liblandrun.a liblandrun-seccomp-builder.a >/dev/null || bench_fail "building landrun failed"
 	LANDRUN=$BENCH_BUILD/landrun
+}
+
+# The kernel's Landlock sample, samples/landlock/sandboxer.c, as the Landlock
+# floor: taken from Debian's linux-source (bench_install linux-source; its
+# tarball is unpacked for this one file) and built as landrun is, -O2 and
+# static, into the cache.  Sets SANDBOXER, or leaves it empty with a note.
+bench_sandboxer() {
+	local tarball tmp
+
+	SANDBOXER=$BENCH_CACHE/sandboxer
+	[ -x "$SANDBOXER" ] && return 0
+	SANDBOXER=
+	mkdir -p "$BENCH_CACHE"
+	tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-*.tar.xz' | sort -V | tail -n 1)
+	if [ -z "$tarball" ]; then
+		bench_note "no /usr/src/linux-source-*.tar.xz: the kernel's Landlock sample is left out"
+		return 0
+	fi
+	tmp=$(mktemp -d)
+	echo "bench: unpacking samples/landlock/sandboxer.c from $tarball" >&2
+	if tar -xJf "$tarball" -C "$tmp" --wildcards '*/samples/landlock/sandboxer.c' &&
+		gcc -O2 -static -o "$BENCH_CACHE/sandboxer.new" "$tmp"/*/samples/landlock/sandboxer.c; then
+		mv "$BENCH_CACHE/sandboxer.new" "$BENCH_CACHE/sandboxer"
+		SANDBOXER=$BENCH_CACHE/sandboxer
+	else
+		bench_note "the kernel's Landlock sample from $tarball did not build: left out"
+	fi
+	rm -rf "$tmp"
 }
 
 # A C helper from scripts/bench, compiled into the output directory.
@@ -119,6 +148,12 @@ bench_run() {
 bench_machine() {
 	echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)," \
 		"Linux $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), uid $(id -u)"
+	bench_load
+}
+
+# The load average, to read a session's figures by (other work on shared cores).
+bench_load() {
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 bench_print_notes() {

@@ -278,6 +278,124 @@ Test(dotenv, null_err_is_tolerated)
 	lr_kvlist_free(&kv);
 }
 
+/*
+ * A file near the 1 MiB limit: 48,000 lines over 16,000 keys, each key set
+ * three times in every form the grammar has.  A later key replaces an earlier
+ * one and keeps its place: each key ends with its last value, in the order of
+ * first appearance.
+ */
+Test(dotenv, large_file_later_key_wins, .timeout = 60)
+{
+	enum { KEYS = 16000, LINES = 3 * KEYS };
+	struct lr_buf in = { 0 };
+	struct lr_kvlist kv = { 0 };
+	struct lr_dotenv_error err;
+	unsigned *last = calloc(KEYS, sizeof(*last));
+	unsigned *first_seen = calloc(KEYS, sizeof(*first_seen));
+	unsigned order = 0;
+
+	cr_assert(last && first_seen);
+	for (unsigned j = 0; j < LINES; j++) {
+		unsigned k = (j * 7919u) % KEYS; /* 7919 is prime: every key, three times */
+		char line[64];
+		int n;
+
+		switch (j % 4) {
+		case 0:
+			n = snprintf(line, sizeof(line), "K%u=v%u\n", k, j);
+			break;
+		case 1:
+			n = snprintf(line, sizeof(line), "export K%u=v%u # c\n", k, j);
+			break;
+		case 2:
+			n = snprintf(line, sizeof(line), "K%u = 'v%u'\n", k, j);
+			break;
+		default:
+			n = snprintf(line, sizeof(line), "K%u=\"v%u\"\r\n", k, j);
+		}
+
+		cr_assert_eq(lr_buf_add(&in, line, (size_t)n), 0);
+		if (!first_seen[k])
+			first_seen[k] = ++order;
+		last[k] = j;
+	}
+	cr_assert_lt(in.len, (size_t)LR_DOTENV_MAX_SIZE);
+
+	cr_assert_eq(lr_dotenv_parse(in.s, in.len, &kv, &err), 0, "line %u: %s", err.line,
+		     err.reason ? err.reason : "?");
+	cr_expect_eq(kv.n, KEYS);
+	for (unsigned k = 0; k < KEYS; k++) {
+		char key[16], value[16];
+
+		snprintf(key, sizeof(key), "K%u", k);
+		snprintf(value, sizeof(value), "v%u", last[k]);
+		cr_assert_str_eq(lr_kvlist_get(&kv, key) ? lr_kvlist_get(&kv, key) : "(absent)",
+				 value, "%s", key);
+		cr_assert_str_eq(kv.items[first_seen[k] - 1].key, key, "place of %s", key);
+	}
+	cr_expect_null(lr_kvlist_get(&kv, "K16000"));
+	lr_kvlist_free(&kv);
+	free(in.s);
+	free(last);
+	free(first_seen);
+}
+
+/* The list the parser fills, on its own: set, add, get over many keys. */
+Test(kvlist, many_keys, .timeout = 60)
+{
+	enum { KEYS = 50000 };
+	struct lr_kvlist kv = { 0 };
+	char key[32], value[32];
+
+	for (unsigned i = 0; i < KEYS; i++) {
+		/* keys that share prefixes and differ in length: K, K0, K00 ... */
+		int n = snprintf(key, sizeof(key), "K%u", i);
+
+		cr_assert_eq(lr_kvlist_set(&kv, key, (size_t)n, "a", 1), 0);
+	}
+	for (unsigned i = 0; i < KEYS; i += 3) {
+		int n = snprintf(key, sizeof(key), "K%u", i);
+		int m = snprintf(value, sizeof(value), "set%u", i);
+
+		cr_assert_eq(lr_kvlist_set(&kv, key, (size_t)n, value, (size_t)m), 0);
+	}
+	for (unsigned i = 0; i < KEYS; i += 5) {
+		int n = snprintf(key, sizeof(key), "K%u", i);
+
+		cr_assert_eq(lr_kvlist_add(&kv, key, (size_t)n, "added", 5), 0);
+	}
+	/* _add of new keys appends them; KEYLEN bounds the key */
+	cr_assert_eq(lr_kvlist_add(&kv, "NEWxyz", 3, "n", 1), 0);
+	cr_assert_eq(lr_kvlist_add(&kv, "NEW", 3, "again", 5), 0);
+
+	cr_expect_eq(kv.n, KEYS + 1);
+	for (unsigned i = 0; i < KEYS; i++) {
+		const char *got;
+
+		snprintf(key, sizeof(key), "K%u", i);
+		if (i % 3 == 0)
+			snprintf(value, sizeof(value), "set%u", i);
+		else
+			strcpy(value, "a");
+		got = lr_kvlist_get(&kv, key);
+		cr_assert_str_eq(got ? got : "(absent)", value, "%s", key);
+		cr_assert_str_eq(kv.items[i].key, key, "place %u", i);
+	}
+	cr_expect_str_eq(kv.items[KEYS].key, "NEW");
+	cr_expect_str_eq(lr_kvlist_get(&kv, "NEW"), "n");
+	cr_expect_null(lr_kvlist_get(&kv, "NEWxyz"));
+	cr_expect_null(lr_kvlist_get(&kv, "K"));
+	cr_expect_null(lr_kvlist_get(&kv, "K50000"));
+	cr_expect_null(lr_kvlist_get(&kv, ""));
+	lr_kvlist_free(&kv);
+	cr_expect_eq(kv.n, 0);
+	cr_expect_null(lr_kvlist_get(&kv, "K1"));
+	/* a freed list is an empty one, ready again */
+	cr_expect_eq(lr_kvlist_set(&kv, "K1", 2, "b", 1), 0);
+	cr_expect_str_eq(lr_kvlist_get(&kv, "K1"), "b");
+	lr_kvlist_free(&kv);
+}
+
 /* --- lr_dotenv_load --- */
 
 static char tmp_path[64];

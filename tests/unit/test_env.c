@@ -5,6 +5,9 @@
  * the --env-file, then --env NAME=VALUE.
  */
 #include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +215,251 @@ Test(env_build, real_environ)
 	cr_assert_eq(lr_env_build(&p, environ, NULL, &out), 0);
 	cr_expect_eq(out.n, 1);
 	cr_expect(lr_strlist_contains(&out, "LR_TEST_PASS=yes"));
+	lr_strlist_free(&out);
+	lr_policy_free(&p);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Large inputs: tens of thousands of variables, keys and rules, built with a
+ * known answer for every name, checked name by name and in order.  (The order
+ * is today's: the caller's variables in its order, then the file's new keys,
+ * then the new --env NAME=VALUE.)
+ */
+#define BIG 20000
+
+static __attribute__((format(printf, 1, 2))) char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, f);
+	r = vasprintf(&s, f, ap);
+	va_end(ap);
+	cr_assert_geq(r, 0);
+	return s;
+}
+
+/* Is V<i> selected: --env V<i> for every third i, or --env-prefix V1 (and V12, covered). */
+static bool big_v_selected(int i)
+{
+	char digits[16];
+
+	snprintf(digits, sizeof(digits), "%d", i);
+	return i % 3 == 0 || digits[0] == '1';
+}
+
+Test(env_build, large_inputs_keep_precedence_and_order, .timeout = 60)
+{
+	struct lr_policy p;
+	struct lr_kvlist file = { 0 };
+	struct lr_strlist out = { 0 }, want = { 0 };
+	char **caller = calloc(3 * BIG + 1, sizeof(*caller));
+	size_t nc = 0;
+
+	cr_assert_not_null(caller);
+	lr_policy_init(&p);
+	cr_assert_eq(lr_policy_add_env(&p, LR_ENV_PREFIX, "V12", NULL), 0);
+	cr_assert_eq(lr_policy_add_env(&p, LR_ENV_PREFIX, "U5", NULL), 0);
+	for (int i = 0; i < BIG; i++) {
+		_cleanup_free_ char *v = fmt("V%d", i), *sv = fmt("s%d", i);
+
+		if (i % 3 == 0)
+			cr_assert_eq(lr_policy_add_env(&p, LR_ENV_NAME, v, NULL), 0);
+		if (i % 11 == 0)
+			cr_assert_eq(lr_policy_add_env(&p, LR_ENV_SET, v, sv), 0);
+		if (i < 1000) {
+			_cleanup_free_ char *s = fmt("S%d", i), *t = fmt("t%d", i);
+			_cleanup_free_ char *w = fmt("W%d", i);
+
+			cr_assert_eq(lr_policy_add_env(&p, LR_ENV_SET, s, t), 0);
+			cr_assert_eq(lr_policy_add_env(&p, LR_ENV_NAME, w, NULL), 0);
+		}
+		if (i % 13 == 0) {
+			_cleanup_free_ char *f = fmt("F%d", i);
+
+			cr_assert_eq(lr_policy_add_env(&p, LR_ENV_NAME, f, NULL), 0);
+		}
+	}
+	cr_assert_eq(lr_policy_add_env(&p, LR_ENV_PREFIX, "V1", NULL), 0);
+
+	/* the caller: every V<i>, then a second V<i> for every seventh i, then U<i> */
+	for (int i = 0; i < BIG; i++)
+		caller[nc++] = fmt("V%d=c%d", i, i);
+	for (int i = 0; i < BIG; i += 7)
+		caller[nc++] = fmt("V%d=dup", i);
+	for (int i = 0; i < BIG; i++)
+		caller[nc++] = fmt("U%d=u", i);
+	/* the file: V<i> for every fifth i, and F<i> */
+	for (int i = 0; i < BIG; i++) {
+		_cleanup_free_ char *k = fmt("V%d", i), *v = fmt("f%d", i);
+		_cleanup_free_ char *fk = fmt("F%d", i), *fv = fmt("g%d", i);
+
+		if (i % 5 == 0)
+			cr_assert_eq(lr_kvlist_set(&file, k, strlen(k), v, strlen(v)), 0);
+		cr_assert_eq(lr_kvlist_set(&file, fk, strlen(fk), fv, strlen(fv)), 0);
+	}
+
+	/* the answer, in order: the caller's selected names first ... */
+	for (int i = 0; i < BIG; i++) {
+		if (!big_v_selected(i))
+			continue;
+		if (i % 11 == 0)
+			cr_assert_eq(lr_strlist_take(&want, fmt("V%d=s%d", i, i)), 0);
+		else if (i % 5 == 0)
+			cr_assert_eq(lr_strlist_take(&want, fmt("V%d=f%d", i, i)), 0);
+		else
+			cr_assert_eq(lr_strlist_take(&want, fmt("V%d=c%d", i, i)), 0);
+	}
+	for (int i = 0; i < BIG; i++) {
+		char digits[16];
+
+		snprintf(digits, sizeof(digits), "%d", i);
+		if (digits[0] == '5')
+			cr_assert_eq(lr_strlist_take(&want, fmt("U%d=u", i)), 0);
+	}
+	/* ... then the file's keys the caller did not have ... */
+	for (int i = 0; i < BIG; i += 13) {
+		char *s;
+
+		cr_assert_geq(asprintf(&s, "F%d=g%d", i, i), 0);
+		cr_assert_eq(lr_strlist_take(&want, s), 0);
+	}
+	/* ... then the rest of --env NAME=VALUE, in the rules' order */
+	for (int i = 0; i < BIG; i++) {
+		if (i % 11 == 0 && !big_v_selected(i))
+			cr_assert_eq(lr_strlist_take(&want, fmt("V%d=s%d", i, i)), 0);
+		if (i < 1000)
+			cr_assert_eq(lr_strlist_take(&want, fmt("S%d=t%d", i, i)), 0);
+	}
+
+	cr_assert_eq(lr_env_build(&p, caller, &file, &out), 0);
+	cr_expect_eq(out.n, want.n, "%zu variables, want %zu", out.n, want.n);
+	for (size_t i = 0; i < out.n && i < want.n; i++)
+		if (strcmp(out.v[i], want.v[i]) != 0) {
+			cr_expect_str_eq(out.v[i], want.v[i], "variable %zu", i);
+			break;
+		}
+	cr_expect_null(out.v[out.n]);
+
+	lr_strlist_free(&out);
+	lr_strlist_free(&want);
+	lr_kvlist_free(&file);
+	for (size_t i = 0; i < nc; i++)
+		free(caller[i]);
+	free(caller);
+	lr_policy_free(&p);
+}
+
+/* A small deterministic generator (no libc rand(): its sequence is not portable). */
+static uint32_t next_random(uint32_t *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return *state >> 8;
+}
+
+static char *random_name(uint32_t *state, size_t max)
+{
+	static const char alphabet[] = "AB_C";
+	size_t len = 1 + next_random(state) % max;
+	char *s = malloc(len + 1);
+
+	cr_assert_not_null(s);
+	for (size_t i = 0; i < len; i++)
+		s[i] = alphabet[next_random(state) % 4];
+	s[len] = '\0';
+	return s;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Thousands of overlapping names and prefixes over a four-letter alphabet
+ * (prefixes of each other, equal to names, repeated): every name is selected
+ * exactly when the rules' plain definition says so, checked here the slow way.
+ */
+Test(env_build, many_overlapping_rules_match_by_definition, .timeout = 60)
+{
+	enum { N_NAMES = 3000, N_RULES = 2000 };
+	struct lr_policy p;
+	struct lr_strlist out = { 0 };
+	char **caller = calloc(N_NAMES + 1, sizeof(*caller));
+	char **names = calloc(N_NAMES, sizeof(*names));
+	char *rules[N_RULES];
+	bool is_prefix[N_RULES];
+	uint32_t state = 42;
+	size_t n_want = 0;
+
+	cr_assert(caller && names);
+	lr_policy_init(&p);
+	for (int i = 0; i < N_RULES; i++) {
+		is_prefix[i] = next_random(&state) % 2;
+		rules[i] = random_name(&state, is_prefix[i] ? 5 : 7);
+		cr_assert_eq(lr_policy_add_env(&p, is_prefix[i] ? LR_ENV_PREFIX : LR_ENV_NAME,
+					       rules[i], NULL),
+			     0);
+	}
+	for (int i = 0; i < N_NAMES; i++) {
+		bool sel = false;
+
+		names[i] = random_name(&state, 9);
+		cr_assert_geq(asprintf(&caller[i], "%s=1", names[i]), 0);
+		for (int j = 0; j < N_RULES && !sel; j++) {
+			size_t rlen = strlen(rules[j]);
+
+			sel = is_prefix[j] ? strncmp(names[i], rules[j], rlen) == 0
+					   : strcmp(names[i], rules[j]) == 0;
+		}
+		if (!sel) {
+			free(names[i]);
+			names[i] = NULL;
+		}
+	}
+
+	cr_assert_eq(lr_env_build(&p, caller, NULL, &out), 0);
+
+	/* the wanted names, each once (the caller may hold one twice: the first counts) */
+	for (int i = 0; i < N_NAMES; i++)
+		if (names[i])
+			names[n_want++] = names[i];
+	qsort(names, n_want, sizeof(*names), cmp_strp);
+	{
+		size_t u = 0;
+
+		for (size_t i = 0; i < n_want; i++) {
+			if (u && strcmp(names[u - 1], names[i]) == 0)
+				free(names[i]);
+			else
+				names[u++] = names[i];
+		}
+		n_want = u;
+	}
+	cr_expect_gt(n_want, N_NAMES / 10, "the generator selects too few to prove much");
+	cr_expect_lt(n_want, N_NAMES * 9 / 10, "the generator selects too many to prove much");
+	qsort(out.v, out.n, sizeof(*out.v), cmp_strp);
+	cr_expect_eq(out.n, n_want, "%zu variables, want %zu", out.n, n_want);
+	for (size_t i = 0; i < out.n && i < n_want; i++) {
+		size_t len = strlen(names[i]);
+
+		if (strncmp(out.v[i], names[i], len) != 0 || strcmp(out.v[i] + len, "=1") != 0) {
+			cr_expect_fail("variable %zu is '%s', want '%s=1'", i, out.v[i], names[i]);
+			break;
+		}
+	}
+
+	for (size_t i = 0; i < n_want; i++)
+		free(names[i]);
+	for (int i = 0; i < N_RULES; i++)
+		free(rules[i]);
+	for (int i = 0; i < N_NAMES; i++)
+		free(caller[i]);
+	free(caller);
+	free(names);
 	lr_strlist_free(&out);
 	lr_policy_free(&p);
 }
