@@ -42,35 +42,47 @@ struct filter {
 	int rc;
 };
 
-static void add(struct filter *f, uint32_t action, int nr, unsigned n,
+/*
+ * The number of NAME: libseccomp's, or NR for a call it may not know.  A
+ * name libseccomp knows but this architecture lacks (fork on arm64) comes
+ * back as a negative pseudo number, which libseccomp accepts and leaves out.
+ */
+static int resolve(struct filter *f, const char *name, int nr)
+{
+	int r = seccomp_syscall_resolve_name(name);
+
+	if (r != __NR_SCMP_ERROR)
+		return r;
+	if (nr > 0)
+		return nr;
+	if (f->rc == 0) {
+		snprintf(f->err, f->errlen, "seccomp: libseccomp does not know the system call %s",
+			 name);
+		f->rc = -ENOSYS;
+	}
+	return __NR_SCMP_ERROR;
+}
+
+static void add(struct filter *f, uint32_t action, const char *name, int nr, unsigned n,
 		const struct scmp_arg_cmp *cmp)
 {
 	int r;
 
+	nr = resolve(f, name, nr);
 	if (f->rc < 0)
 		return;
-	if (nr == __NR_SCMP_ERROR)
-		return; /* not a call on this architecture */
 	r = seccomp_rule_add_array(f->ctx, action, nr, n, cmp);
 	if (r < 0) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-
-		snprintf(f->err, f->errlen, "seccomp: cannot add the rule for %s: %s",
-			 name ? name : "?", strerror(-r));
-		free(name);
+		snprintf(f->err, f->errlen, "seccomp: cannot add the rule for %s: %s", name,
+			 strerror(-r));
 		f->rc = r;
 	}
-}
-
-static void deny(struct filter *f, int err, const char *name)
-{
-	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), 0, NULL);
 }
 
 static void deny_if(struct filter *f, int err, const char *name, unsigned n,
 		    const struct scmp_arg_cmp *cmp)
 {
-	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), n, cmp);
+	add(f, SCMP_ACT_ERRNO((uint32_t)err), name, 0, n, cmp);
 }
 
 /* Deny NAME when argument ARG, masked to 32 bits, is any value below LIMIT
@@ -157,9 +169,6 @@ static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
 				   connected, NULL);
 	}
 
-	if (!net->listen)
-		deny(f, EPERM, "listen");
-
 	/* TCP Fast Open connects from sendto/sendmsg without connect(2), which
 	 * is where Landlock checks the port: deny that one flag, not the calls */
 	if (net->tcp) {
@@ -180,30 +189,6 @@ static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
 
 static void deny_kernel_surface(struct filter *f)
 {
-	static const char *const eperm[] = {
-		/* debugging other processes, reading their memory */
-		"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-		/* namespaces */
-		"unshare", "setns",
-		/* the mount family */
-		"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-		"fsconfig", "fsmount", "fspick", "mount_setattr",
-		/* keyrings */
-		"keyctl", "add_key", "request_key",
-		/* kernel attack surface */
-		"bpf", "perf_event_open", "userfaultfd", "fanotify_init", "open_by_handle_at",
-		/* the machine itself */
-		"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-		"reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime",
-		"adjtimex", "iopl", "ioperm", "acct", "quotactl", "lookup_dcookie", "vhangup",
-	};
-	static const char *const enosys[] = {
-		/* io_uring: a second syscall interface that seccomp cannot see into */
-		"io_uring_setup", "io_uring_enter", "io_uring_register",
-		/* clone3's flags live in memory seccomp cannot read: ENOSYS makes
-		 * libc fall back to clone, whose flags are checked below */
-		"clone3",
-	};
 	static const uint64_t ns_flags[] = {
 		CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
 		CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
@@ -211,10 +196,6 @@ static void deny_kernel_surface(struct filter *f)
 	static const unsigned long tty_cmds[] = { TIOCSTI, TIOCLINUX };
 	struct scmp_arg_cmp cmp;
 
-	for (size_t i = 0; i < sizeof(eperm) / sizeof(*eperm); i++)
-		deny(f, EPERM, eperm[i]);
-	for (size_t i = 0; i < sizeof(enosys) / sizeof(*enosys); i++)
-		deny(f, ENOSYS, enosys[i]);
 	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(*ns_flags); i++) {
 		cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
 		deny_if(f, EPERM, "clone", 1, &cmp);
@@ -247,9 +228,59 @@ static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
 
-	deny(f, EPERM, "fork");
-	deny(f, EPERM, "vfork");
 	deny_if(f, EPERM, "clone", 1, &cmp);
+}
+
+#define ALWAYS(err, name) { name, 0, err, LR_SECCOMP_ALWAYS }
+
+const struct lr_seccomp_call lr_seccomp_calls[] = {
+	/* debugging other processes, reading their memory */
+	ALWAYS(EPERM, "ptrace"), ALWAYS(EPERM, "process_vm_readv"),
+	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
+	/* namespaces */
+	ALWAYS(EPERM, "unshare"), ALWAYS(EPERM, "setns"),
+	/* the mount family */
+	ALWAYS(EPERM, "mount"), ALWAYS(EPERM, "umount2"), ALWAYS(EPERM, "pivot_root"),
+	ALWAYS(EPERM, "chroot"), ALWAYS(EPERM, "move_mount"), ALWAYS(EPERM, "open_tree"),
+	{ "open_tree_attr", 467, EPERM, LR_SECCOMP_ALWAYS }, ALWAYS(EPERM, "fsopen"),
+	ALWAYS(EPERM, "fsconfig"), ALWAYS(EPERM, "fsmount"), ALWAYS(EPERM, "fspick"),
+	ALWAYS(EPERM, "mount_setattr"),
+	/* keyrings */
+	ALWAYS(EPERM, "keyctl"), ALWAYS(EPERM, "add_key"), ALWAYS(EPERM, "request_key"),
+	/* kernel attack surface */
+	ALWAYS(EPERM, "bpf"), ALWAYS(EPERM, "perf_event_open"), ALWAYS(EPERM, "userfaultfd"),
+	ALWAYS(EPERM, "fanotify_init"), ALWAYS(EPERM, "open_by_handle_at"),
+	/* the machine itself */
+	ALWAYS(EPERM, "kexec_load"), ALWAYS(EPERM, "kexec_file_load"),
+	ALWAYS(EPERM, "init_module"), ALWAYS(EPERM, "finit_module"),
+	ALWAYS(EPERM, "delete_module"), ALWAYS(EPERM, "reboot"), ALWAYS(EPERM, "swapon"),
+	ALWAYS(EPERM, "swapoff"), ALWAYS(EPERM, "settimeofday"), ALWAYS(EPERM, "clock_settime"),
+	ALWAYS(EPERM, "clock_adjtime"), ALWAYS(EPERM, "adjtimex"), ALWAYS(EPERM, "iopl"),
+	ALWAYS(EPERM, "ioperm"), ALWAYS(EPERM, "acct"), ALWAYS(EPERM, "quotactl"),
+	ALWAYS(EPERM, "lookup_dcookie"), ALWAYS(EPERM, "vhangup"),
+	/* io_uring: a second syscall interface that seccomp cannot see into */
+	ALWAYS(ENOSYS, "io_uring_setup"), ALWAYS(ENOSYS, "io_uring_enter"),
+	ALWAYS(ENOSYS, "io_uring_register"),
+	/* clone3's flags live in memory seccomp cannot read: ENOSYS makes libc
+	 * fall back to clone, whose flags are checked */
+	ALWAYS(ENOSYS, "clone3"),
+	{ "listen", 0, EPERM, LR_SECCOMP_NO_LISTEN },
+	{ "fork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
+	{ "vfork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
+};
+const size_t lr_seccomp_n_calls = sizeof(lr_seccomp_calls) / sizeof(*lr_seccomp_calls);
+
+bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan)
+{
+	switch (c->when) {
+	case LR_SECCOMP_ALWAYS:
+		return true;
+	case LR_SECCOMP_NO_LISTEN:
+		return plan->net.restricted && !plan->net.listen;
+	case LR_SECCOMP_NO_SUBPROCESS:
+		return plan->deny_subprocess;
+	}
+	return true;
 }
 
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
@@ -273,6 +304,12 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		return NULL;
 	}
 
+	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+
+		if (lr_seccomp_call_denied(c, plan))
+			add(&f, SCMP_ACT_ERRNO((uint32_t)c->err), c->name, c->nr, 0, NULL);
+	}
 	deny_kernel_surface(&f);
 	if (plan->net.restricted)
 		deny_sockets(&f, &plan->net);

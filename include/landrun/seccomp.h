@@ -18,6 +18,31 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
 
+/* When a call of the table below is denied. */
+enum lr_seccomp_when {
+	LR_SECCOMP_ALWAYS,
+	LR_SECCOMP_NO_LISTEN,		/* the network is restricted and listen() not planned */
+	LR_SECCOMP_NO_SUBPROCESS,	/* --deny-subprocess */
+};
+
+/*
+ * The calls the filter denies whatever their arguments.  NR is the call's
+ * number for a call newer than some libseccomp landrun builds with (0: ask
+ * libseccomp); a name that neither knows fails the build, never the filter.
+ */
+struct lr_seccomp_call {
+	const char *name;
+	int nr;
+	int err;
+	enum lr_seccomp_when when;
+};
+
+extern const struct lr_seccomp_call lr_seccomp_calls[];
+extern const size_t lr_seccomp_n_calls;
+
+/* True if the filter for PLAN denies C. */
+bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan);
+
 /*
  * The filter reads six bits of the plan (plan->net and deny_subprocess), so
  * there are at most 64 filters: lr-seccomp-gen compiles every one at build
