@@ -5,9 +5,9 @@ set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
 	     libcriterion-dev libinih-dev util-linux)
-# The smoke test's everyday tools: COMMAND:PACKAGE, installed only when the
+# The smoke test's everyday tools and privs.sh's setfacl: COMMAND:PACKAGE, installed only when the
 # command is missing (a machine may have Node from elsewhere, npm included).
-LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm)
+LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm setfacl:acl)
 
 lr_install_deps() {
 	local missing=()

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <unistd.h>
 
 #include "landrun/features.h"
 #include "landrun/landlock_uapi.h"
@@ -131,7 +132,15 @@ static bool probe_seccomp(void)
 
 void lr_features_probe(struct lr_features *f)
 {
+	uid_t r, e, s;
 	int abi, errata;
+
+	/* cannot fail with valid pointers; if it did, assume root */
+	if (getresuid(&r, &e, &s) < 0)
+		r = e = s = 0;
+	f->uid = getuid();
+	f->gid = getgid();
+	f->uid0 = r == 0 || e == 0 || s == 0;
 
 	f->seccomp_filter = probe_seccomp();
 	f->landlock_abi = 0;

@@ -85,6 +85,11 @@ static const struct {
 		"setuid, setgid and file capabilities grant nothing on exec", "prctl(PR_SET_NO_NEW_PRIVS)" } },
 	[LR_PROT_CAPS] = { { "privs.capabilities",
 		"every capability set is empty (when started with any)", "libcap-ng" } },
+	[LR_PROT_ROOT_METADATA] = { { "privs.root-metadata",
+		"running as uid 0, the command cannot change the mode, owner or extended attributes "
+		"(ACLs too) of any file, nor create a setuid or setgid one: chmod, chown, setxattr, "
+		"removexattr and their fd and *at forms are denied",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_ENV] = { { "env.filtered",
 		"the command sees only the allowed environment variables", "-" } },
 	[LR_PROT_FDS] = { { "fds.closed",
@@ -205,6 +210,14 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 
 	set_row(plan, LR_PROT_NO_NEW_PRIVS, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_CAPS, true, LR_LAYER_LAUNCHER);
+
+	/* uid 0 owns the system's files: without capabilities it may still
+	 * chmod and chown them, wherever Landlock does not look */
+	plan->uid = features->uid;
+	plan->gid = features->gid;
+	plan->deny_root_metadata = features->uid0;
+	set_row(plan, LR_PROT_ROOT_METADATA, features->uid0,
+		features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE);
 	set_row(plan, LR_PROT_ENV, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_FDS, true, LR_LAYER_LAUNCHER);
 

@@ -7,6 +7,8 @@
  * Why each call is denied, and what that costs, is in the README.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +31,8 @@
 #endif
 
 #define LO32 0xffffffffULL
+/* The kernel's own O_TMPFILE bit (libc's O_TMPFILE adds O_DIRECTORY). */
+#define KERNEL_O_TMPFILE 020000000ULL
 /* Socket families and netlink protocols are small numbers: the kernel
  * answers EAFNOSUPPORT/EPROTONOSUPPORT past these, so denying every value
  * below them that is not allowed denies them all. */
@@ -224,6 +229,53 @@ static void deny_kernel_surface(struct filter *f)
 	}
 }
 
+/*
+ * uid 0, besides the table: the inode flags by descriptor (chattr's ioctls),
+ * and a new file born setuid or setgid, which chmod's denial does not stop:
+ * open(O_CREAT or O_TMPFILE), creat and mknod with S_ISUID or S_ISGID in the
+ * mode.  (openat2 hides its mode in memory: the table answers it ENOSYS, and
+ * libc and its callers fall back to openat.)
+ */
+static void deny_root_metadata(struct filter *f)
+{
+	static const unsigned long cmds[] = { FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR };
+	static const uint64_t set_id[] = { S_ISUID, S_ISGID };
+	static const uint64_t creating[] = { O_CREAT, KERNEL_O_TMPFILE };
+	static const struct {
+		const char *name;
+		int flags;	/* argument with the open flags, or -1 */
+		unsigned mode;	/* argument with the mode */
+	} creates[] = {
+		{ "open", 1, 2 }, { "openat", 2, 3 }, { "creat", -1, 1 }, { "mknod", -1, 1 },
+		{ "mknodat", -1, 2 },
+	};
+	struct scmp_arg_cmp cmp[2];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		cmp[0] = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, LO32, cmds[i]);
+		deny_if(f, EPERM, "ioctl", 1, cmp);
+	}
+	for (size_t i = 0; i < sizeof(creates) / sizeof(*creates); i++) {
+		for (size_t b = 0; b < sizeof(set_id) / sizeof(*set_id); b++) {
+			cmp[1] = (struct scmp_arg_cmp){ .arg = creates[i].mode,
+							.op = SCMP_CMP_MASKED_EQ,
+							.datum_a = set_id[b],
+							.datum_b = set_id[b] };
+			if (creates[i].flags < 0) {
+				deny_if(f, EPERM, creates[i].name, 1, &cmp[1]);
+				continue;
+			}
+			for (size_t c = 0; c < sizeof(creating) / sizeof(*creating); c++) {
+				cmp[0] = (struct scmp_arg_cmp){ .arg = (unsigned)creates[i].flags,
+								.op = SCMP_CMP_MASKED_EQ,
+								.datum_a = creating[c],
+								.datum_b = creating[c] };
+				deny_if(f, EPERM, creates[i].name, 2, cmp);
+			}
+		}
+	}
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -232,6 +284,7 @@ static void deny_subprocess(struct filter *f)
 }
 
 #define ALWAYS(err, name) { name, 0, err, LR_SECCOMP_ALWAYS }
+#define ROOT(name) { name, 0, EPERM, LR_SECCOMP_ROOT_METADATA }
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
@@ -267,6 +320,20 @@ const struct lr_seccomp_call lr_seccomp_calls[] = {
 	{ "listen", 0, EPERM, LR_SECCOMP_NO_LISTEN },
 	{ "fork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
 	{ "vfork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
+	/* uid 0 owns the system's files: mode, owner and extended attributes
+	 * (ACLs are xattrs), by path and by descriptor; Landlock checks none
+	 * of these, and a descriptor opened read-only through a grant is enough */
+	ROOT("chmod"), ROOT("fchmod"), ROOT("fchmodat"),
+	{ "fchmodat2", 452, EPERM, LR_SECCOMP_ROOT_METADATA },
+	ROOT("chown"), ROOT("fchown"), ROOT("lchown"), ROOT("fchownat"),
+	ROOT("setxattr"), ROOT("lsetxattr"), ROOT("fsetxattr"),
+	{ "setxattrat", 463, EPERM, LR_SECCOMP_ROOT_METADATA },
+	ROOT("removexattr"), ROOT("lremovexattr"), ROOT("fremovexattr"),
+	{ "removexattrat", 466, EPERM, LR_SECCOMP_ROOT_METADATA },
+	/* the inode flags and project id (chattr, xfs_quota) */
+	{ "file_setattr", 469, EPERM, LR_SECCOMP_ROOT_METADATA },
+	/* its mode is in memory the filter cannot read (see deny_root_metadata) */
+	{ "openat2", 437, ENOSYS, LR_SECCOMP_ROOT_METADATA },
 };
 const size_t lr_seccomp_n_calls = sizeof(lr_seccomp_calls) / sizeof(*lr_seccomp_calls);
 
@@ -279,6 +346,8 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->net.restricted && !plan->net.listen;
 	case LR_SECCOMP_NO_SUBPROCESS:
 		return plan->deny_subprocess;
+	case LR_SECCOMP_ROOT_METADATA:
+		return plan->deny_root_metadata;
 	}
 	return true;
 }
@@ -315,6 +384,8 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_sockets(&f, &plan->net);
 	if (plan->deny_subprocess)
 		deny_subprocess(&f);
+	if (plan->deny_root_metadata)
+		deny_root_metadata(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The newest Landlock ABI whose rights landrun knows.  Newer kernels are
  * used at this level: what landrun does not know it neither asks for nor
@@ -20,9 +21,15 @@ struct lr_features {
 	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
 	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
 	bool seccomp_filter;	/* seccomp(2) filters with SECCOMP_RET_KILL_PROCESS */
+
+	/* The process landrun runs as, probed with the kernel. */
+	uid_t uid;		/* real user and group ids */
+	gid_t gid;
+	bool uid0;		/* the real, effective or saved uid is 0 */
 };
 
-/* Ask the kernel.  Never fails: an unavailable Landlock is ABI 0. */
+/* Ask the kernel (and the process).  Never fails: an unavailable Landlock is
+ * ABI 0. */
 void lr_features_probe(struct lr_features *f);
 
 /* The ABI landrun uses on a kernel reporting ABI: min(abi, LR_LANDLOCK_ABI_KNOWN). */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "landrun/features.h"
 #include "landrun/policy.h"
@@ -33,6 +34,7 @@ enum lr_prot {
 	LR_PROT_NO_SUBPROCESS,
 	LR_PROT_NO_NEW_PRIVS,
 	LR_PROT_CAPS,
+	LR_PROT_ROOT_METADATA,
 	LR_PROT_ENV,
 	LR_PROT_FDS,
 	LR_PROT_COUNT
@@ -80,6 +82,11 @@ struct lr_plan {
 		bool unix_socket;	/* socket(AF_UNIX) allowed, not only socketpair */
 	} net;
 	bool deny_subprocess;
+	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
+
+	/* Who the command runs as. */
+	uid_t uid;
+	gid_t gid;
 };
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,

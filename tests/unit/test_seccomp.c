@@ -22,6 +22,7 @@
 #include <criterion/logging.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -70,13 +72,14 @@ struct knobs {
 	bool unrestricted_net;
 	bool deny_subprocess;
 	bool unix_path;		/* one --unix grant */
+	bool root;		/* landrun runs as uid 0 */
 };
 
 static void plan_for(const struct knobs *k, struct lr_plan *plan)
 {
 	static struct lr_port_range connect = { 443, 443 }, bind = { 8080, 8080 };
 	struct lr_policy p;
-	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true };
+	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true, .uid0 = k->root };
 
 	lr_policy_init(&p);
 	if (k->connect_tcp) {
@@ -220,6 +223,41 @@ static unsigned count(const char *hay, const char *needle)
 	return n;
 }
 
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * Calls newer than libseccomp 2.5.4 (Debian 12), by the numbers of the
+ * kernel's unified table (the same on x86_64 and arm64), written out here
+ * independently of seccomp.c.
+ */
+static const struct {
+	const char *name;
+	int nr;
+} new_calls[] = {
+	{ "fchmodat2", 452 }, { "setxattrat", 463 }, { "removexattrat", 466 },
+	{ "open_tree_attr", 467 }, { "file_setattr", 469 },
+};
+
+/* The number of NAME on this architecture: -1 if it has no such call. */
+static int call_number(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr >= 0)
+		return nr;
+	if (nr != __NR_SCMP_ERROR)
+		return -1; /* libseccomp knows it, this architecture lacks it */
+	for (size_t i = 0; i < ARRAY_SIZE(new_calls); i++)
+		if (strcmp(new_calls[i].name, name) == 0)
+			return new_calls[i].nr;
+	cr_assert_fail("%s: unknown to libseccomp and to this test: add its number", name);
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* (a) the filter as text                                              */
 
@@ -232,6 +270,7 @@ static unsigned count(const char *hay, const char *needle)
 #define UNRESTRICTED7 { .abi = 7, .unrestricted_net = true }
 #define NOSUB7 { .abi = 7, .deny_subprocess = true }
 #define UNIXPATH7 { .abi = 7, .unix_path = true }
+#define ROOT7 { .abi = 7, .root = true }
 
 #define FAM(v) "if ($a0.lo32 & 0xffffffff == " #v ")"
 #define A2(v) "if ($a2.lo32 & 0xffffffff == " #v ")"
@@ -343,6 +382,19 @@ static struct pfc_case pfc_cases[] = {
 	{ "deny vfork", NOSUB7, "vfork", "if ($syscall == 58)", ERR(1), PRESENT },
 	{ "deny clone without CLONE_THREAD", NOSUB7, "clone", "if ($a0.lo32 & 0x00010000 == 0)",
 	  ERR(1), PRESENT },
+	/* uid 0: the metadata family */
+	{ "no chmod rule as a user", DEFAULT7, "chmod", "if ($syscall == 90)", "", ABSENT },
+	{ "chmod as root", ROOT7, "chmod", "if ($syscall == 90)", ERR(1), PRESENT },
+	{ "fchown as root", ROOT7, "fchown", "if ($syscall == 93)", ERR(1), PRESENT },
+	{ "fsetxattr as root", ROOT7, "fsetxattr", "if ($syscall == 190)", ERR(1), PRESENT },
+	{ "ioctl FS_IOC_SETFLAGS as root", ROOT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 1074292226)", ERR(1), PRESENT },
+	{ "mknodat setuid as root", ROOT7, "mknodat", "if ($a2.lo32 & 0x00000800 == 2048)", ERR(1),
+	  PRESENT },
+	{ "openat2 as root", ROOT7, "openat2", "if ($syscall == 437)", ERR(38), PRESENT },
+	{ "no openat2 rule as a user", DEFAULT7, "openat2", "if ($syscall == 437)", "", ABSENT },
+	{ "no FS_IOC_SETFLAGS rule as a user", DEFAULT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 1074292226)", "", ABSENT },
 	/* personality: the upper half */
 	{ "personality upper half", DEFAULT7, "personality", "if ($a0.hi32 > 0)", ERR(1), PRESENT },
 };
@@ -728,6 +780,11 @@ static struct run_case run_cases[] = {
 	{ "vfork, deny-subprocess", NOSUB7, OP_VFORK, 0, 0, 0, EPERM },
 	{ "clone, deny-subprocess", NOSUB7, OP_CLONE, 0, 0, 0, EPERM },
 	{ "thread, deny-subprocess", NOSUB7, OP_THREAD, 0, 0, 0, 0 },
+	/* uid 0: inode flags by descriptor (ENOTTY from the kernel on a pipe) */
+	{ "FS_IOC_SETFLAGS as a user", DEFAULT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, ENOTTY },
+	{ "FS_IOC_SETFLAGS as root", ROOT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, EPERM },
+	{ "FS_IOC_FSSETXATTR|junk as root", ROOT7, OP_IOCTL_PIPE, HI_JUNK | FS_IOC_FSSETXATTR, 0, 0,
+	  EPERM },
 };
 
 ParameterizedTestParameters(seccomp_run, calls)
@@ -808,6 +865,119 @@ Test(seccomp_run, personality)
 	r = personality_raw(0);
 	cr_expect_geq(r, 0, "personality(0): %s", strerror(errno));
 	cr_expect_eq(personality_raw(0xffffffff), 0, "personality is not PER_LINUX");
+}
+
+/*
+ * Every call of the uid-0 list, through the loaded filter, with arguments
+ * the kernel would refuse (a bad pointer, a bad descriptor): EPERM from the
+ * filter, and something else without it.  Numbers as in the table test.
+ */
+static void call_root_list(bool filtered)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+		int nr = call_number(c->name);
+		long r;
+
+		if (c->when != LR_SECCOMP_ROOT_METADATA || nr < 0)
+			continue;
+		errno = 0;
+		r = syscall(nr, -1L, -1L, 0L, 0L, 0L, 0L);
+		if (filtered)
+			cr_expect(r == -1 && errno == c->err, "%s (%d): %ld, %s", c->name, nr, r,
+				  strerror(errno));
+		else
+			cr_expect(r == -1 && errno != c->err, "%s (%d): %ld, %s without a filter",
+				  c->name, nr, r, strerror(errno));
+		n++;
+	}
+	cr_expect_geq(n, 18, "only %u calls in the uid-0 list", n);
+}
+
+Test(seccomp_run, root_metadata_list)
+{
+	load(&(struct knobs)ROOT7);
+	call_root_list(true);
+}
+
+Test(seccomp_run, root_metadata_list_without_filter)
+{
+	call_root_list(false);
+}
+
+/*
+ * uid 0 cannot make a file born setuid or setgid: open(O_CREAT), open(O_TMPFILE),
+ * creat and mknod with either bit in the mode (upper-half junk in the mode
+ * changes nothing), while the same calls without them create the file.
+ */
+/* One creating call: 0 if it created the file (then removed), else errno. */
+static int create_one(int how, const char *dir, const char *path, unsigned long mode)
+{
+	long r = -1;
+	int e;
+
+	switch (how) {
+	case 0:
+		r = syscall(SYS_open, path, O_CREAT | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 1:
+		r = syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 2:
+		r = syscall(SYS_openat, AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 3:
+		r = syscall(SYS_creat, path, mode);
+		break;
+	case 4:
+		r = syscall(SYS_mknod, path, S_IFREG | mode, 0);
+		break;
+	}
+	e = r < 0 ? errno : 0;
+	if (r >= 0 && how < 4)
+		close((int)r);
+	unlink(path);
+	return e;
+}
+
+static int create_modes(const char *dir, bool filtered)
+{
+	static const char *const how[] = { "open(O_CREAT)", "openat(O_CREAT)",
+					   "openat(O_TMPFILE)", "creat", "mknod(S_IFREG)" };
+	static const unsigned long bad[] = { 04755, 02755, 06700, 04000 | (1UL << 40) };
+	char path[256];
+	int n = 0, e;
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (int h = 0; h < (int)ARRAY_SIZE(how); h++) {
+			e = create_one(h, dir, path, bad[i]);
+			n += e == EPERM;
+			if (filtered)
+				cr_expect_eq(e, EPERM, "%s mode %#lo: %s", how[h], bad[i], strerror(e));
+			else
+				cr_expect_eq(e, 0, "%s mode %#lo without a filter: %s", how[h], bad[i],
+					     strerror(e));
+		}
+	}
+	/* and without the bits: created */
+	for (int h = 0; h < (int)ARRAY_SIZE(how); h++)
+		cr_expect_eq(e = create_one(h, dir, path, 0755), 0, "%s mode 0755: %s", how[h],
+			     strerror(e));
+	return n;
+}
+
+Test(seccomp_run, root_cannot_create_set_id_files)
+{
+	char dir[] = "/tmp/lr-seccomp-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_expect_eq(create_modes(dir, false), 0);
+	load(&(struct knobs)ROOT7);
+	cr_expect_eq(create_modes(dir, true), 20);
+	rmdir(dir);
 }
 
 Test(seccomp_run, witness)
@@ -900,7 +1070,7 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 Test(seccomp_prebuilt, equals_a_fresh_build)
 {
 	for (int abi = 0; abi <= 11; abi++) {
-		for (unsigned bits = 0; bits < 32; bits++) {
+		for (unsigned bits = 0; bits < 64; bits++) {
 			struct knobs k = {
 				.abi = abi,
 				.connect_tcp = bits & 1,
@@ -908,6 +1078,7 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 				.unrestricted_net = bits & 4,
 				.deny_subprocess = bits & 8,
 				.unix_path = bits & 16,
+				.root = bits & 32,
 			};
 			const struct sock_fprog *pre;
 			struct lr_plan plan;
@@ -1016,41 +1187,6 @@ static uint32_t bpf_run(const struct sock_fprog *prog, const struct seccomp_data
 	}
 	cr_assert_fail("BPF: fell off the end of the program");
 	return 0;
-}
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-/*
- * Calls newer than libseccomp 2.5.4 (Debian 12), by the numbers of the
- * kernel's unified table (the same on x86_64 and arm64), written out here
- * independently of seccomp.c.
- */
-static const struct {
-	const char *name;
-	int nr;
-} new_calls[] = {
-	{ "fchmodat2", 452 }, { "setxattrat", 463 }, { "removexattrat", 466 },
-	{ "open_tree_attr", 467 }, { "file_setattr", 469 },
-};
-
-/* The number of NAME on this architecture: -1 if it has no such call. */
-static int call_number(const char *name)
-{
-	int nr = seccomp_syscall_resolve_name(name);
-
-	if (nr >= 0)
-		return nr;
-	if (nr != __NR_SCMP_ERROR)
-		return -1; /* libseccomp knows it, this architecture lacks it */
-	for (size_t i = 0; i < ARRAY_SIZE(new_calls); i++)
-		if (strcmp(new_calls[i].name, name) == 0)
-			return new_calls[i].nr;
-	cr_assert_fail("%s: unknown to libseccomp and to this test: add its number", name);
-	return -1;
 }
 
 /* Every call of every list, in every filter lr-seccomp-gen compiled: denied
