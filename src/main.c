@@ -495,6 +495,7 @@ int main(int argc, char **argv)
 	add_command_grants(&policy, command, &child_env);
 
 	lr_features_probe(&features);
+	lr_features_probe_terminal(&features, policy.keep_fds, policy.n_keep_fds);
 	lr_plan_compute(&policy, &features, &plan);
 
 	make_dirs(&policy);

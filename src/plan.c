@@ -81,6 +81,12 @@ static const struct {
 	[LR_PROT_NO_SUBPROCESS] = { { "proc.no-subprocess",
 		"the command can create no new process (threads still work)",
 		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_TTY_FOREGROUND] = { { "tty.foreground",
+		"no process of the sandbox can take the terminal's foreground or leave its job control "
+		"(TIOCSPGRP, TIOCSCTTY, TIOCNOTTY, setsid and setpgid into an existing group are "
+		"denied): once the command has exited, none can read what is typed at the terminal",
+		"seccomp filters (CONFIG_SECCOMP_FILTER), and no terminal but landrun's controlling "
+		"one on fds 0-2 and --keep-fd (job control does not guard another)" } },
 	[LR_PROT_NO_NEW_PRIVS] = { { "privs.no-new-privs",
 		"setuid, setgid and file capabilities grant nothing on exec", "prctl(PR_SET_NO_NEW_PRIVS)" } },
 	[LR_PROT_CAPS] = { { "privs.capabilities",
@@ -182,6 +188,12 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	set_row(plan, LR_PROT_KERNEL_SURFACE, true, seccomp);
 	set_row(plan, LR_PROT_KERNEL_FOREIGN_ABI, true, seccomp);
 	set_row(plan, LR_PROT_NO_SUBPROCESS, policy->deny_subprocess, seccomp);
+
+	/* the terminal: job control keeps a background process from reading
+	 * it, as long as no process can leave the session or the job */
+	plan->deny_terminal = features->terminal;
+	set_row(plan, LR_PROT_TTY_FOREGROUND, features->terminal,
+		features->terminal_foreign ? LR_LAYER_NONE : seccomp);
 }
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,

@@ -276,6 +276,30 @@ static void deny_root_metadata(struct filter *f)
 	}
 }
 
+/*
+ * A terminal within reach: every process stays in the session and under its
+ * job control, so that once the command has exited, its leftovers are a
+ * background group that SIGTTIN stops (or EIO refuses) when it reads.  Denied:
+ * taking the foreground (TIOCSPGRP), taking or dropping a controlling
+ * terminal (TIOCSCTTY, TIOCNOTTY: without one a process reads with no check),
+ * and joining an existing process group (the user's shell's is the
+ * foreground one after the command): setpgid only to a new group, pgid 0.
+ * setsid is in the table.
+ */
+static void deny_terminal(struct filter *f)
+{
+	static const unsigned long cmds[] = { TIOCSPGRP, TIOCSCTTY, TIOCNOTTY };
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		cmp = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, LO32, cmds[i]);
+		deny_if(f, EPERM, "ioctl", 1, &cmp);
+	}
+	/* 0 is the one value allowed, so all 64 bits are compared */
+	cmp = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_NE, 0);
+	deny_if(f, EPERM, "setpgid", 1, &cmp);
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -334,6 +358,9 @@ const struct lr_seccomp_call lr_seccomp_calls[] = {
 	{ "file_setattr", 469, EPERM, LR_SECCOMP_ROOT_METADATA },
 	/* its mode is in memory the filter cannot read (see deny_root_metadata) */
 	{ "openat2", 437, ENOSYS, LR_SECCOMP_ROOT_METADATA },
+	/* a process out of the session reads the terminal with no job control
+	 * (EPERM, as for a group leader: callers fall back to setpgid) */
+	{ "setsid", 0, EPERM, LR_SECCOMP_TERMINAL },
 };
 const size_t lr_seccomp_n_calls = sizeof(lr_seccomp_calls) / sizeof(*lr_seccomp_calls);
 
@@ -348,6 +375,8 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_subprocess;
 	case LR_SECCOMP_ROOT_METADATA:
 		return plan->deny_root_metadata;
+	case LR_SECCOMP_TERMINAL:
+		return plan->deny_terminal;
 	}
 	return true;
 }
@@ -386,6 +415,8 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_subprocess(&f);
 	if (plan->deny_root_metadata)
 		deny_root_metadata(&f);
+	if (plan->deny_terminal)
+		deny_terminal(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;

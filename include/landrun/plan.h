@@ -32,6 +32,7 @@ enum lr_prot {
 	LR_PROT_KERNEL_SURFACE,
 	LR_PROT_KERNEL_FOREIGN_ABI,
 	LR_PROT_NO_SUBPROCESS,
+	LR_PROT_TTY_FOREGROUND,
 	LR_PROT_NO_NEW_PRIVS,
 	LR_PROT_CAPS,
 	LR_PROT_ROOT_METADATA,
@@ -83,6 +84,7 @@ struct lr_plan {
 	} net;
 	bool deny_subprocess;
 	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
+	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
 
 	/* Who the command runs as. */
 	uid_t uid;

@@ -73,13 +73,15 @@ struct knobs {
 	bool deny_subprocess;
 	bool unix_path;		/* one --unix grant */
 	bool root;		/* landrun runs as uid 0 */
+	bool terminal;		/* a terminal within reach */
 };
 
 static void plan_for(const struct knobs *k, struct lr_plan *plan)
 {
 	static struct lr_port_range connect = { 443, 443 }, bind = { 8080, 8080 };
 	struct lr_policy p;
-	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true, .uid0 = k->root };
+	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true, .uid0 = k->root,
+				 .terminal = k->terminal };
 
 	lr_policy_init(&p);
 	if (k->connect_tcp) {
@@ -271,6 +273,7 @@ static int call_number(const char *name)
 #define NOSUB7 { .abi = 7, .deny_subprocess = true }
 #define UNIXPATH7 { .abi = 7, .unix_path = true }
 #define ROOT7 { .abi = 7, .root = true }
+#define TTY7 { .abi = 7, .terminal = true }
 
 #define FAM(v) "if ($a0.lo32 & 0xffffffff == " #v ")"
 #define A2(v) "if ($a2.lo32 & 0xffffffff == " #v ")"
@@ -395,6 +398,15 @@ static struct pfc_case pfc_cases[] = {
 	{ "no openat2 rule as a user", DEFAULT7, "openat2", "if ($syscall == 437)", "", ABSENT },
 	{ "no FS_IOC_SETFLAGS rule as a user", DEFAULT7, "ioctl",
 	  "if ($a1.lo32 & 0xffffffff == 1074292226)", "", ABSENT },
+	/* a terminal: job control */
+	{ "no setsid rule without a terminal", DEFAULT7, "setsid", "if ($syscall == 112)", "",
+	  ABSENT },
+	{ "setsid with a terminal", TTY7, "setsid", "if ($syscall == 112)", ERR(1), PRESENT },
+	{ "TIOCSPGRP", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21520)", ERR(1), PRESENT },
+	{ "TIOCSCTTY", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21518)", ERR(1), PRESENT },
+	{ "TIOCNOTTY", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21538)", ERR(1), PRESENT },
+	{ "no TIOCSPGRP rule without a terminal", DEFAULT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 21520)", "", ABSENT },
 	/* personality: the upper half */
 	{ "personality upper half", DEFAULT7, "personality", "if ($a0.hi32 > 0)", ERR(1), PRESENT },
 };
@@ -584,6 +596,8 @@ enum op {
 	OP_VFORK,
 	OP_THREAD,		/* pthread_create */
 	OP_RAW,			/* syscall(a, b, c, 0, 0, 0) */
+	OP_SETSID,		/* setsid() in a child (not a group leader) */
+	OP_SETPGID,		/* setpgid(0, a) in a child; a == 1: its parent's group */
 };
 
 struct run_case {
@@ -676,6 +690,21 @@ static int run_op(const struct run_case *c)
 		return try(pid);
 	case OP_RAW:
 		return try(syscall((long)c->a, c->b, c->c, 0, 0, 0));
+	case OP_SETSID:
+	case OP_SETPGID: {
+		uint64_t pgid = c->a == 1 ? (uint64_t)getpgrp() : c->a;
+
+		pid = fork();
+		if (pid == 0) {
+			if (c->op == OP_SETSID)
+				_exit(try(syscall(SYS_setsid)));
+			_exit(try(syscall(SYS_setpgid, 0, pgid)));
+		}
+		cr_assert_geq(pid, 0);
+		cr_assert_eq(waitpid(pid, &n, 0), pid);
+		cr_assert(WIFEXITED(n), "child status %#x", n);
+		return WEXITSTATUS(n);
+	}
 	case OP_THREAD: {
 		pthread_t t;
 		void *ret = NULL;
@@ -780,6 +809,19 @@ static struct run_case run_cases[] = {
 	{ "vfork, deny-subprocess", NOSUB7, OP_VFORK, 0, 0, 0, EPERM },
 	{ "clone, deny-subprocess", NOSUB7, OP_CLONE, 0, 0, 0, EPERM },
 	{ "thread, deny-subprocess", NOSUB7, OP_THREAD, 0, 0, 0, 0 },
+	/* a terminal: job control (TIOC* on a pipe: ENOTTY from the kernel) */
+	{ "TIOCSPGRP without a terminal", DEFAULT7, OP_IOCTL_PIPE, TIOCSPGRP, 0, 0, ENOTTY },
+	{ "TIOCSPGRP", TTY7, OP_IOCTL_PIPE, TIOCSPGRP, 0, 0, EPERM },
+	{ "TIOCSPGRP|junk", TTY7, OP_IOCTL_PIPE, HI_JUNK | TIOCSPGRP, 0, 0, EPERM },
+	{ "TIOCSCTTY", TTY7, OP_IOCTL_PIPE, TIOCSCTTY, 0, 0, EPERM },
+	{ "TIOCNOTTY", TTY7, OP_IOCTL_PIPE, TIOCNOTTY, 0, 0, EPERM },
+	{ "TIOCGPGRP (reading) stays", TTY7, OP_IOCTL_PIPE, TIOCGPGRP, 0, 0, ENOTTY },
+	{ "setsid without a terminal", DEFAULT7, OP_SETSID, 0, 0, 0, 0 },
+	{ "setsid with a terminal", TTY7, OP_SETSID, 0, 0, 0, EPERM },
+	{ "setpgid into the parent's group, no terminal", DEFAULT7, OP_SETPGID, 1, 0, 0, 0 },
+	{ "setpgid into the parent's group", TTY7, OP_SETPGID, 1, 0, 0, EPERM },
+	{ "setpgid to a new group (0)", TTY7, OP_SETPGID, 0, 0, 0, 0 },
+	{ "setpgid to 0 with junk above", TTY7, OP_SETPGID, HI_JUNK, 0, 0, EPERM },
 	/* uid 0: inode flags by descriptor (ENOTTY from the kernel on a pipe) */
 	{ "FS_IOC_SETFLAGS as a user", DEFAULT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, ENOTTY },
 	{ "FS_IOC_SETFLAGS as root", ROOT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, EPERM },
@@ -1070,7 +1112,7 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 Test(seccomp_prebuilt, equals_a_fresh_build)
 {
 	for (int abi = 0; abi <= 11; abi++) {
-		for (unsigned bits = 0; bits < 64; bits++) {
+		for (unsigned bits = 0; bits < 128; bits++) {
 			struct knobs k = {
 				.abi = abi,
 				.connect_tcp = bits & 1,
@@ -1079,6 +1121,7 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 				.deny_subprocess = bits & 8,
 				.unix_path = bits & 16,
 				.root = bits & 32,
+				.terminal = bits & 64,
 			};
 			const struct sock_fprog *pre;
 			struct lr_plan plan;
