@@ -200,7 +200,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 		     struct lr_plan *plan)
 {
 	uint64_t fs_known;
-	bool fs = !policy->unrestricted_fs;
+	bool fs = !policy->unrestricted_fs, root;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->abi_kernel = features->landlock_abi;
@@ -225,10 +225,18 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 
 	/* uid 0 owns the system's files: without capabilities it may still
 	 * chmod and chown them, wherever Landlock does not look */
-	plan->uid = features->uid;
-	plan->gid = features->gid;
-	plan->deny_root_metadata = features->uid0;
-	set_row(plan, LR_PROT_ROOT_METADATA, features->uid0,
+	if (policy->run_as.set) {
+		plan->uid = policy->run_as.uid;
+		plan->gid = policy->run_as.gid;
+		plan->switch_user = features->uid0;
+		root = plan->uid == 0;
+	} else {
+		plan->uid = features->uid;
+		plan->gid = features->gid;
+		root = features->uid0;
+	}
+	plan->deny_root_metadata = root;
+	set_row(plan, LR_PROT_ROOT_METADATA, root,
 		features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE);
 	set_row(plan, LR_PROT_ENV, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_FDS, true, LR_LAYER_LAUNCHER);

@@ -89,6 +89,7 @@ struct lr_plan {
 	/* Who the command runs as. */
 	uid_t uid;
 	gid_t gid;
+	bool switch_user;	/* landrun becomes uid:gid first (--user, started as root) */
 };
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
