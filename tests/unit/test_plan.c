@@ -439,6 +439,38 @@ Test(plan_privs, root_metadata)
 	cr_expect(lr_plan_is_lost(&plan, LR_PROT_ROOT_METADATA));
 }
 
+/* --user: the command runs as the user named, which landrun becomes first
+ * when it is root; only uid 0 asks for the metadata row. */
+Test(plan_privs, run_as)
+{
+	struct lr_policy p;
+	struct lr_features f = { .landlock_abi = 9, .seccomp_filter = true, .uid0 = true };
+	struct lr_plan plan;
+
+	lr_policy_init(&p);
+	p.run_as = (struct lr_run_as){ .set = true, .uid = 1000, .gid = 100 };
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect_eq(plan.uid, 1000);
+	cr_expect_eq(plan.gid, 100);
+	cr_expect(plan.switch_user);
+	cr_expect_not(plan.deny_root_metadata);
+	cr_expect_not(plan.rows[LR_PROT_ROOT_METADATA].requested);
+
+	p.run_as.uid = 0;
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect(plan.deny_root_metadata);
+	cr_expect_eq(plan.rows[LR_PROT_ROOT_METADATA].layer, LR_LAYER_SECCOMP);
+
+	/* not root: --user names the caller, nothing to switch */
+	f.uid0 = false;
+	f.uid = 1000;
+	p.run_as.uid = 1000;
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect_not(plan.switch_user);
+	cr_expect_not(plan.deny_root_metadata);
+	lr_policy_free(&p);
+}
+
 Test(plan_privs, terminal_bit)
 {
 	struct lr_plan plan;
