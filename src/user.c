@@ -93,8 +93,8 @@ static int find_group(const char *group, const char *name, gid_t *out)
 	return r;
 }
 
-int lr_user_resolve(const char *spec, const char *passwd, const char *group,
-		    struct lr_run_as *out, char *err, size_t errlen)
+int lr_user_resolve(const char *spec, const char *passwd, const char *group, struct lr_run_as *out,
+		    char *err, size_t errlen)
 {
 	_cleanup_free_ char *user = strdup(spec);
 	char *grp;
@@ -135,8 +135,8 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group,
 		} else {
 			r = find_group(group, grp, &out->gid);
 			if (r == NOT_FOUND)
-				return fail(err, errlen, -ENOENT, "--user: no group '%s' in %s", grp,
-					    group);
+				return fail(err, errlen, -ENOENT, "--user: no group '%s' in %s",
+					    grp, group);
 			if (r < 0)
 				return fail(err, errlen, r, "--user: cannot read %s: %s", group,
 					    strerror(-r));
@@ -164,8 +164,8 @@ int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 	/* what the kernel now says, not what was asked */
 	n = getgroups(2, groups);
 	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || n != 1 ||
-	    groups[0] != u->gid || ru != u->uid || eu != u->uid || su != u->uid ||
-	    rg != u->gid || eg != u->gid || sg != u->gid)
+	    groups[0] != u->gid || ru != u->uid || eu != u->uid || su != u->uid || rg != u->gid ||
+	    eg != u->gid || sg != u->gid)
 		return fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
 			    (unsigned)u->uid, (unsigned)u->gid);
 	return 0;
