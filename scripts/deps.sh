@@ -5,9 +5,10 @@ set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
 	     libcriterion-dev libinih-dev util-linux)
-# The smoke test's everyday tools: COMMAND:PACKAGE, installed only when the
-# command is missing (a machine may have Node from elsewhere, npm included).
-LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm)
+# The smoke test's everyday tools, privs.sh's setfacl and tty.sh's tmux:
+# COMMAND:PACKAGE, installed only when the command is missing (a machine may
+# have Node from elsewhere, npm included).
+LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm setfacl:acl tmux:tmux)
 
 lr_install_deps() {
 	local missing=()

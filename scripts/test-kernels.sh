@@ -308,6 +308,7 @@ ROWS_MD=(
 	"scope.signal|tcp|scope.signal"
 	"kernel.surface|tcp|kernel.surface" "kernel.foreign-abi|tcp|kernel.foreign-abi"
 	"proc.no-subprocess (\`--deny-subprocess\`)|unix|proc.no-subprocess"
+	"privs.root-metadata (as root)|tcp|privs.root-metadata"
 )
 explain_json() { sed -n "s/^# EXPLAIN-JSON $2 //p" "$OUT/runs/$1/root.txt" 2>/dev/null | head -1; }
 # cell JSON ID: "landlock", "seccomp", "**lost**", "-" (not requested) or "?"

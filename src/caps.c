@@ -42,10 +42,25 @@ static bool bounding_set_empty(void)
 	}
 }
 
+int lr_caps_drop_bounding(char *err, size_t errlen)
+{
+	capng_clear(CAPNG_SELECT_BOUNDS);
+	if (capng_apply(CAPNG_SELECT_BOUNDS) < 0 || !bounding_set_empty()) {
+		snprintf(err, errlen, "cannot empty the capability bounding set (libcap-ng)");
+		return -EPERM;
+	}
+	return 0;
+}
+
 int lr_caps_drop(char *err, size_t errlen)
 {
+	/* the bounding set needs CAP_SETPCAP, which --user has given up */
+	capng_select_t sets = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
+
+	if (!bounding_set_empty())
+		sets |= CAPNG_SELECT_BOUNDS;
 	capng_clear(CAPNG_SELECT_ALL);
-	if (capng_apply(CAPNG_SELECT_ALL) < 0) {
+	if (capng_apply(sets) < 0) {
 		snprintf(err, errlen, "cannot empty the capability sets (libcap-ng)");
 		return -EPERM;
 	}

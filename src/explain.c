@@ -148,6 +148,8 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	for (size_t i = 0; i < in->env->n; i++)
 		fprintf(out, " %.*s", (int)strcspn(in->env->v[i], "="), in->env->v[i]);
 	fprintf(out, "\n");
+	fprintf(out, "runs as: uid %u, gid %u%s\n", (unsigned)plan->uid, (unsigned)plan->gid,
+		plan->switch_user ? " (--user: landrun switches to them, with no other group)" : "");
 	if (in->command)
 		fprintf(out, "command: %s\n", in->command);
 }
@@ -261,7 +263,9 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		in->policy->deny_subprocess ? "true" : "false");
 	for (size_t i = 0; i < in->policy->n_keep_fds; i++)
 		fprintf(out, "%s%d", i ? "," : "", in->policy->keep_fds[i]);
-	fprintf(out, "]},\"network\":{\"unrestricted\":%s,\"unrestricted_scoped\":%s,"
+	fprintf(out, "],\"uid\":%u,\"gid\":%u,\"switch_user\":%s},\"network\":",
+		(unsigned)plan->uid, (unsigned)plan->gid, plan->switch_user ? "true" : "false");
+	fprintf(out, "{\"unrestricted\":%s,\"unrestricted_scoped\":%s,"
 		     "\"connect_tcp\":[",
 		in->policy->unrestricted_net ? "true" : "false",
 		in->policy->unrestricted_scoped ? "true" : "false");

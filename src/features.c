@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "landrun/features.h"
 #include "landrun/landlock_uapi.h"
@@ -131,7 +135,17 @@ static bool probe_seccomp(void)
 
 void lr_features_probe(struct lr_features *f)
 {
+	uid_t r, e, s;
 	int abi, errata;
+
+	/* cannot fail with valid pointers; if it did, assume root */
+	if (getresuid(&r, &e, &s) < 0)
+		r = e = s = 0;
+	f->uid = getuid();
+	f->gid = getgid();
+	f->uid0 = r == 0 || e == 0 || s == 0;
+	f->terminal = false;
+	f->terminal_foreign = false;
 
 	f->seccomp_filter = probe_seccomp();
 	f->landlock_abi = 0;
@@ -148,4 +162,38 @@ void lr_features_probe(struct lr_features *f)
 	errata = lr_ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_ERRATA);
 	if (errata > 0)
 		f->landlock_errata = (uint32_t)errata;
+}
+
+/* 0: FD is no terminal; 1: it is landrun's controlling terminal; 2: another
+ * terminal, or a pty master. */
+static int terminal_kind(int fd, pid_t sid)
+{
+	struct termios t;
+	unsigned ptn;
+	pid_t s;
+
+	if (ioctl(fd, TCGETS, &t) < 0)
+		return errno == ENOTTY || errno == EBADF || errno == EINVAL ? 0 : 2;
+	if (ioctl(fd, TIOCGPTN, &ptn) == 0)
+		return 2;
+	/* the kernel answers TIOCGSID only for the caller's controlling tty */
+	return ioctl(fd, TIOCGSID, &s) == 0 && s == sid ? 1 : 2;
+}
+
+void lr_features_probe_terminal(struct lr_features *f, const int *fds, size_t n)
+{
+	pid_t sid = getsid(0);
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	/* ENXIO: no controlling terminal; ENOENT: no /dev/tty to reach one by */
+	f->terminal = fd >= 0 || (errno != ENXIO && errno != ENOENT);
+	f->terminal_foreign = false;
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < n + 3; i++) {
+		int kind = terminal_kind(i < 3 ? (int)i : fds[i - 3], sid);
+
+		f->terminal |= kind != 0;
+		f->terminal_foreign |= kind == 2;
+	}
 }

@@ -30,6 +30,7 @@
 #include "landrun/project.h"
 #include "landrun/scan.h"
 #include "landrun/seccomp.h"
+#include "landrun/user.h"
 #include "landrun/util.h"
 
 extern char **environ;
@@ -70,6 +71,47 @@ static void apply_defaults(struct lr_policy *policy)
 
 	if (lr_project_defaults(policy, policy->argv[0], cwd, getenv("HOME"), &err) != LR_OPT_RUN)
 		lr_die("%s", err.msg);
+}
+
+/* --user: names looked up now, the switch made in confine(). */
+static void resolve_user(struct lr_policy *policy)
+{
+	char err[512];
+
+	if (policy->user &&
+	    lr_user_resolve(policy->user, LR_PASSWD_FILE, LR_GROUP_FILE, &policy->run_as, err,
+			    sizeof(err)) < 0)
+		lr_die("%s", err);
+}
+
+/* Without root, --user may only name the caller. */
+static void check_user(const struct lr_policy *policy, const struct lr_features *features)
+{
+	const struct lr_run_as *u = &policy->run_as;
+
+	if (!u->set || features->uid0)
+		return;
+	if (u->uid != features->uid || u->uid != geteuid() ||
+	    (u->group_given && (u->gid != features->gid || u->gid != getegid())))
+		lr_die("--user %s: only root can run the command as another user (landrun runs as "
+		       "uid %u, gid %u)",
+		       policy->user, (unsigned)features->uid, (unsigned)features->gid);
+}
+
+/* The user the command will become, while landrun (as root) makes its
+ * directories, or NULL: they are made as that user, and are the command's. */
+static const struct lr_run_as *maker(const struct lr_policy *policy)
+{
+	return policy->run_as.set && geteuid() == 0 ? &policy->run_as : NULL;
+}
+
+static void make_as_user(const struct lr_policy *policy, bool enter)
+{
+	const struct lr_run_as *u = maker(policy);
+
+	if ((enter ? lr_user_fs_enter(u) : lr_user_fs_leave(u)) < 0)
+		lr_die("--user %s: cannot %s the filesystem ids of uid %u", policy->user,
+		       enter ? "take" : "give back", u ? (unsigned)u->uid : 0u);
 }
 
 static void set_env(struct lr_strlist *env, const char *name, const char *value)
@@ -261,8 +303,15 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 
 	lr_landlock_witness_pick(plan, rules, &witness);
 
-	if (lr_caps_privileged() && lr_caps_drop(err, sizeof(err)) < 0)
-		lr_die("%s", err);
+	/* --user: the bounding set first (that needs CAP_SETPCAP), then the
+	 * ids (CAP_SETUID, CAP_SETGID), then the rest of the capabilities */
+	if (lr_caps_privileged()) {
+		if (plan->switch_user && (lr_caps_drop_bounding(err, sizeof(err)) < 0 ||
+					  lr_user_switch(&policy->run_as, err, sizeof(err)) < 0))
+			lr_die("%s", err);
+		if (lr_caps_drop(err, sizeof(err)) < 0)
+			lr_die("%s", err);
+	}
 	r = lr_caps_no_new_privs();
 	if (r < 0)
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
@@ -482,22 +531,29 @@ int main(int argc, char **argv)
 	lr_policy_init(&policy);
 	parse_args(argc, argv, &policy);
 	apply_defaults(&policy);
+	resolve_user(&policy);
 
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
 		lr_die("out of memory");
 	if (lr_env_check_tmpdir(child_env.v, getenv("HOME"), err, sizeof(err)) < 0)
 		lr_die("%s", err);
+	make_as_user(&policy, true);
 	make_private_dirs(&policy, &child_env);
+	make_as_user(&policy, false);
 	lr_kvlist_free(&file_env);
 
 	command = resolve_command(&policy);
 	add_command_grants(&policy, command, &child_env);
 
 	lr_features_probe(&features);
+	lr_features_probe_terminal(&features, policy.keep_fds, policy.n_keep_fds);
+	check_user(&policy, &features);
 	lr_plan_compute(&policy, &features, &plan);
 
+	make_as_user(&policy, true);
 	make_dirs(&policy);
+	make_as_user(&policy, false);
 	raise_nofile(&nofile);
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);

@@ -40,6 +40,7 @@ const struct lr_option lr_options[] = {
 	{ "unrestricted-filesystem", LR_OPT_UNRESTRICTED_FS, LR_ARG_NONE, 0 },
 	{ "unrestricted-network", LR_OPT_UNRESTRICTED_NET, LR_ARG_NONE, 0 },
 	{ "unrestricted-scoped", LR_OPT_UNRESTRICTED_SCOPED, LR_ARG_NONE, 0 },
+	{ "user", LR_OPT_USER, LR_ARG_REQUIRED, 0 },
 	{ "version", LR_OPT_VERSION, LR_ARG_NONE, LR_OPTF_CLI },
 	{ NULL, 0, LR_ARG_NONE, 0 },
 };
@@ -264,6 +265,15 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_DENY_SUBPROCESS:
 		p->deny_subprocess = true;
+		break;
+	case LR_OPT_USER:
+		/* the last one wins, as for --on-unsupported: the command line
+		 * over a profile; resolved by main.c (it reads /etc/passwd) */
+		if (!*arg)
+			return lr_opt_fail(err, "--user: empty");
+		free(p->user);
+		p->user = strdup(arg);
+		r = p->user ? 0 : -ENOMEM;
 		break;
 	case LR_OPT_PRIVATE_TMP:
 		p->private_tmp = true;

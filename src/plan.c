@@ -81,10 +81,21 @@ static const struct {
 	[LR_PROT_NO_SUBPROCESS] = { { "proc.no-subprocess",
 		"the command can create no new process (threads still work)",
 		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_TTY_FOREGROUND] = { { "tty.foreground",
+		"no process of the sandbox can take the terminal's foreground or leave its job control "
+		"(TIOCSPGRP, TIOCSCTTY, TIOCNOTTY, setsid and setpgid into an existing group are "
+		"denied): once the command has exited, none can read what is typed at the terminal",
+		"seccomp filters (CONFIG_SECCOMP_FILTER), and no terminal but landrun's controlling "
+		"one on fds 0-2 and --keep-fd (job control does not guard another)" } },
 	[LR_PROT_NO_NEW_PRIVS] = { { "privs.no-new-privs",
 		"setuid, setgid and file capabilities grant nothing on exec", "prctl(PR_SET_NO_NEW_PRIVS)" } },
 	[LR_PROT_CAPS] = { { "privs.capabilities",
 		"every capability set is empty (when started with any)", "libcap-ng" } },
+	[LR_PROT_ROOT_METADATA] = { { "privs.root-metadata",
+		"running as uid 0, the command cannot change the mode, owner or extended attributes "
+		"(ACLs too) of any file, nor create a setuid or setgid one: chmod, chown, setxattr, "
+		"removexattr and their fd and *at forms are denied",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_ENV] = { { "env.filtered",
 		"the command sees only the allowed environment variables", "-" } },
 	[LR_PROT_FDS] = { { "fds.closed",
@@ -177,13 +188,19 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	set_row(plan, LR_PROT_KERNEL_SURFACE, true, seccomp);
 	set_row(plan, LR_PROT_KERNEL_FOREIGN_ABI, true, seccomp);
 	set_row(plan, LR_PROT_NO_SUBPROCESS, policy->deny_subprocess, seccomp);
+
+	/* the terminal: job control keeps a background process from reading
+	 * it, as long as no process can leave the session or the job */
+	plan->deny_terminal = features->terminal;
+	set_row(plan, LR_PROT_TTY_FOREGROUND, features->terminal,
+		features->terminal_foreign ? LR_LAYER_NONE : seccomp);
 }
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
 		     struct lr_plan *plan)
 {
 	uint64_t fs_known;
-	bool fs = !policy->unrestricted_fs;
+	bool fs = !policy->unrestricted_fs, root;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->abi_kernel = features->landlock_abi;
@@ -205,6 +222,22 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 
 	set_row(plan, LR_PROT_NO_NEW_PRIVS, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_CAPS, true, LR_LAYER_LAUNCHER);
+
+	/* uid 0 owns the system's files: without capabilities it may still
+	 * chmod and chown them, wherever Landlock does not look */
+	if (policy->run_as.set) {
+		plan->uid = policy->run_as.uid;
+		plan->gid = policy->run_as.gid;
+		plan->switch_user = features->uid0;
+		root = plan->uid == 0;
+	} else {
+		plan->uid = features->uid;
+		plan->gid = features->gid;
+		root = features->uid0;
+	}
+	plan->deny_root_metadata = root;
+	set_row(plan, LR_PROT_ROOT_METADATA, root,
+		features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE);
 	set_row(plan, LR_PROT_ENV, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_FDS, true, LR_LAYER_LAUNCHER);
 

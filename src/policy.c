@@ -41,6 +41,7 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->keep_fds);
 	free(p->profile);
 	free(p->project);
+	free(p->user);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
 	lr_policy_init(p);

@@ -7,6 +7,8 @@
  * Why each call is denied, and what that costs, is in the README.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +31,8 @@
 #endif
 
 #define LO32 0xffffffffULL
+/* The kernel's own O_TMPFILE bit (libc's O_TMPFILE adds O_DIRECTORY). */
+#define KERNEL_O_TMPFILE 020000000ULL
 /* Socket families and netlink protocols are small numbers: the kernel
  * answers EAFNOSUPPORT/EPROTONOSUPPORT past these, so denying every value
  * below them that is not allowed denies them all. */
@@ -42,35 +47,47 @@ struct filter {
 	int rc;
 };
 
-static void add(struct filter *f, uint32_t action, int nr, unsigned n,
+/*
+ * The number of NAME: libseccomp's, or NR for a call it may not know.  A
+ * name libseccomp knows but this architecture lacks (fork on arm64) comes
+ * back as a negative pseudo number, which libseccomp accepts and leaves out.
+ */
+static int resolve(struct filter *f, const char *name, int nr)
+{
+	int r = seccomp_syscall_resolve_name(name);
+
+	if (r != __NR_SCMP_ERROR)
+		return r;
+	if (nr > 0)
+		return nr;
+	if (f->rc == 0) {
+		snprintf(f->err, f->errlen, "seccomp: libseccomp does not know the system call %s",
+			 name);
+		f->rc = -ENOSYS;
+	}
+	return __NR_SCMP_ERROR;
+}
+
+static void add(struct filter *f, uint32_t action, const char *name, int nr, unsigned n,
 		const struct scmp_arg_cmp *cmp)
 {
 	int r;
 
+	nr = resolve(f, name, nr);
 	if (f->rc < 0)
 		return;
-	if (nr == __NR_SCMP_ERROR)
-		return; /* not a call on this architecture */
 	r = seccomp_rule_add_array(f->ctx, action, nr, n, cmp);
 	if (r < 0) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-
-		snprintf(f->err, f->errlen, "seccomp: cannot add the rule for %s: %s",
-			 name ? name : "?", strerror(-r));
-		free(name);
+		snprintf(f->err, f->errlen, "seccomp: cannot add the rule for %s: %s", name,
+			 strerror(-r));
 		f->rc = r;
 	}
-}
-
-static void deny(struct filter *f, int err, const char *name)
-{
-	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), 0, NULL);
 }
 
 static void deny_if(struct filter *f, int err, const char *name, unsigned n,
 		    const struct scmp_arg_cmp *cmp)
 {
-	add(f, SCMP_ACT_ERRNO((uint32_t)err), seccomp_syscall_resolve_name(name), n, cmp);
+	add(f, SCMP_ACT_ERRNO((uint32_t)err), name, 0, n, cmp);
 }
 
 /* Deny NAME when argument ARG, masked to 32 bits, is any value below LIMIT
@@ -157,9 +174,6 @@ static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
 				   connected, NULL);
 	}
 
-	if (!net->listen)
-		deny(f, EPERM, "listen");
-
 	/* TCP Fast Open connects from sendto/sendmsg without connect(2), which
 	 * is where Landlock checks the port: deny that one flag, not the calls */
 	if (net->tcp) {
@@ -180,30 +194,6 @@ static void deny_sockets(struct filter *f, const struct lr_seccomp_net *net)
 
 static void deny_kernel_surface(struct filter *f)
 {
-	static const char *const eperm[] = {
-		/* debugging other processes, reading their memory */
-		"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-		/* namespaces */
-		"unshare", "setns",
-		/* the mount family */
-		"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-		"fsconfig", "fsmount", "fspick", "mount_setattr",
-		/* keyrings */
-		"keyctl", "add_key", "request_key",
-		/* kernel attack surface */
-		"bpf", "perf_event_open", "userfaultfd", "fanotify_init", "open_by_handle_at",
-		/* the machine itself */
-		"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-		"reboot", "swapon", "swapoff", "settimeofday", "clock_settime", "clock_adjtime",
-		"adjtimex", "iopl", "ioperm", "acct", "quotactl", "lookup_dcookie", "vhangup",
-	};
-	static const char *const enosys[] = {
-		/* io_uring: a second syscall interface that seccomp cannot see into */
-		"io_uring_setup", "io_uring_enter", "io_uring_register",
-		/* clone3's flags live in memory seccomp cannot read: ENOSYS makes
-		 * libc fall back to clone, whose flags are checked below */
-		"clone3",
-	};
 	static const uint64_t ns_flags[] = {
 		CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
 		CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
@@ -211,10 +201,6 @@ static void deny_kernel_surface(struct filter *f)
 	static const unsigned long tty_cmds[] = { TIOCSTI, TIOCLINUX };
 	struct scmp_arg_cmp cmp;
 
-	for (size_t i = 0; i < sizeof(eperm) / sizeof(*eperm); i++)
-		deny(f, EPERM, eperm[i]);
-	for (size_t i = 0; i < sizeof(enosys) / sizeof(*enosys); i++)
-		deny(f, ENOSYS, enosys[i]);
 	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(*ns_flags); i++) {
 		cmp = (struct scmp_arg_cmp)SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
 		deny_if(f, EPERM, "clone", 1, &cmp);
@@ -243,13 +229,156 @@ static void deny_kernel_surface(struct filter *f)
 	}
 }
 
+/*
+ * uid 0, besides the table: the inode flags by descriptor (chattr's ioctls),
+ * and a new file born setuid or setgid, which chmod's denial does not stop:
+ * open(O_CREAT or O_TMPFILE), creat and mknod with S_ISUID or S_ISGID in the
+ * mode.  (openat2 hides its mode in memory: the table answers it ENOSYS, and
+ * libc and its callers fall back to openat.)
+ */
+static void deny_root_metadata(struct filter *f)
+{
+	static const unsigned long cmds[] = { FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR };
+	static const uint64_t set_id[] = { S_ISUID, S_ISGID };
+	static const uint64_t creating[] = { O_CREAT, KERNEL_O_TMPFILE };
+	static const struct {
+		const char *name;
+		int flags;	/* argument with the open flags, or -1 */
+		unsigned mode;	/* argument with the mode */
+	} creates[] = {
+		{ "open", 1, 2 }, { "openat", 2, 3 }, { "creat", -1, 1 }, { "mknod", -1, 1 },
+		{ "mknodat", -1, 2 },
+	};
+	struct scmp_arg_cmp cmp[2];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		cmp[0] = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, LO32, cmds[i]);
+		deny_if(f, EPERM, "ioctl", 1, cmp);
+	}
+	for (size_t i = 0; i < sizeof(creates) / sizeof(*creates); i++) {
+		for (size_t b = 0; b < sizeof(set_id) / sizeof(*set_id); b++) {
+			cmp[1] = (struct scmp_arg_cmp){ .arg = creates[i].mode,
+							.op = SCMP_CMP_MASKED_EQ,
+							.datum_a = set_id[b],
+							.datum_b = set_id[b] };
+			if (creates[i].flags < 0) {
+				deny_if(f, EPERM, creates[i].name, 1, &cmp[1]);
+				continue;
+			}
+			for (size_t c = 0; c < sizeof(creating) / sizeof(*creating); c++) {
+				cmp[0] = (struct scmp_arg_cmp){ .arg = (unsigned)creates[i].flags,
+								.op = SCMP_CMP_MASKED_EQ,
+								.datum_a = creating[c],
+								.datum_b = creating[c] };
+				deny_if(f, EPERM, creates[i].name, 2, cmp);
+			}
+		}
+	}
+}
+
+/*
+ * A terminal within reach: every process stays in the session and under its
+ * job control, so that once the command has exited, its leftovers are a
+ * background group that SIGTTIN stops (or EIO refuses) when it reads.  Denied:
+ * taking the foreground (TIOCSPGRP), taking or dropping a controlling
+ * terminal (TIOCSCTTY, TIOCNOTTY: without one a process reads with no check),
+ * and joining an existing process group (the user's shell's is the
+ * foreground one after the command): setpgid only to a new group, pgid 0.
+ * setsid is in the table.
+ */
+static void deny_terminal(struct filter *f)
+{
+	static const unsigned long cmds[] = { TIOCSPGRP, TIOCSCTTY, TIOCNOTTY };
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		cmp = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_MASKED_EQ, LO32, cmds[i]);
+		deny_if(f, EPERM, "ioctl", 1, &cmp);
+	}
+	/* 0 is the one value allowed, so all 64 bits are compared */
+	cmp = (struct scmp_arg_cmp)SCMP_A1(SCMP_CMP_NE, 0);
+	deny_if(f, EPERM, "setpgid", 1, &cmp);
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
 
-	deny(f, EPERM, "fork");
-	deny(f, EPERM, "vfork");
 	deny_if(f, EPERM, "clone", 1, &cmp);
+}
+
+#define ALWAYS(err, name) { name, 0, err, LR_SECCOMP_ALWAYS }
+#define ROOT(name) { name, 0, EPERM, LR_SECCOMP_ROOT_METADATA }
+
+const struct lr_seccomp_call lr_seccomp_calls[] = {
+	/* debugging other processes, reading their memory */
+	ALWAYS(EPERM, "ptrace"), ALWAYS(EPERM, "process_vm_readv"),
+	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
+	/* namespaces */
+	ALWAYS(EPERM, "unshare"), ALWAYS(EPERM, "setns"),
+	/* the mount family */
+	ALWAYS(EPERM, "mount"), ALWAYS(EPERM, "umount2"), ALWAYS(EPERM, "pivot_root"),
+	ALWAYS(EPERM, "chroot"), ALWAYS(EPERM, "move_mount"), ALWAYS(EPERM, "open_tree"),
+	{ "open_tree_attr", 467, EPERM, LR_SECCOMP_ALWAYS }, ALWAYS(EPERM, "fsopen"),
+	ALWAYS(EPERM, "fsconfig"), ALWAYS(EPERM, "fsmount"), ALWAYS(EPERM, "fspick"),
+	ALWAYS(EPERM, "mount_setattr"),
+	/* keyrings */
+	ALWAYS(EPERM, "keyctl"), ALWAYS(EPERM, "add_key"), ALWAYS(EPERM, "request_key"),
+	/* kernel attack surface */
+	ALWAYS(EPERM, "bpf"), ALWAYS(EPERM, "perf_event_open"), ALWAYS(EPERM, "userfaultfd"),
+	ALWAYS(EPERM, "fanotify_init"), ALWAYS(EPERM, "open_by_handle_at"),
+	/* the machine itself */
+	ALWAYS(EPERM, "kexec_load"), ALWAYS(EPERM, "kexec_file_load"),
+	ALWAYS(EPERM, "init_module"), ALWAYS(EPERM, "finit_module"),
+	ALWAYS(EPERM, "delete_module"), ALWAYS(EPERM, "reboot"), ALWAYS(EPERM, "swapon"),
+	ALWAYS(EPERM, "swapoff"), ALWAYS(EPERM, "settimeofday"), ALWAYS(EPERM, "clock_settime"),
+	ALWAYS(EPERM, "clock_adjtime"), ALWAYS(EPERM, "adjtimex"), ALWAYS(EPERM, "iopl"),
+	ALWAYS(EPERM, "ioperm"), ALWAYS(EPERM, "acct"), ALWAYS(EPERM, "quotactl"),
+	ALWAYS(EPERM, "lookup_dcookie"), ALWAYS(EPERM, "vhangup"),
+	/* io_uring: a second syscall interface that seccomp cannot see into */
+	ALWAYS(ENOSYS, "io_uring_setup"), ALWAYS(ENOSYS, "io_uring_enter"),
+	ALWAYS(ENOSYS, "io_uring_register"),
+	/* clone3's flags live in memory seccomp cannot read: ENOSYS makes libc
+	 * fall back to clone, whose flags are checked */
+	ALWAYS(ENOSYS, "clone3"),
+	{ "listen", 0, EPERM, LR_SECCOMP_NO_LISTEN },
+	{ "fork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
+	{ "vfork", 0, EPERM, LR_SECCOMP_NO_SUBPROCESS },
+	/* uid 0 owns the system's files: mode, owner and extended attributes
+	 * (ACLs are xattrs), by path and by descriptor; Landlock checks none
+	 * of these, and a descriptor opened read-only through a grant is enough */
+	ROOT("chmod"), ROOT("fchmod"), ROOT("fchmodat"),
+	{ "fchmodat2", 452, EPERM, LR_SECCOMP_ROOT_METADATA },
+	ROOT("chown"), ROOT("fchown"), ROOT("lchown"), ROOT("fchownat"),
+	ROOT("setxattr"), ROOT("lsetxattr"), ROOT("fsetxattr"),
+	{ "setxattrat", 463, EPERM, LR_SECCOMP_ROOT_METADATA },
+	ROOT("removexattr"), ROOT("lremovexattr"), ROOT("fremovexattr"),
+	{ "removexattrat", 466, EPERM, LR_SECCOMP_ROOT_METADATA },
+	/* the inode flags and project id (chattr, xfs_quota) */
+	{ "file_setattr", 469, EPERM, LR_SECCOMP_ROOT_METADATA },
+	/* its mode is in memory the filter cannot read (see deny_root_metadata) */
+	{ "openat2", 437, ENOSYS, LR_SECCOMP_ROOT_METADATA },
+	/* a process out of the session reads the terminal with no job control
+	 * (EPERM, as for a group leader: callers fall back to setpgid) */
+	{ "setsid", 0, EPERM, LR_SECCOMP_TERMINAL },
+};
+const size_t lr_seccomp_n_calls = sizeof(lr_seccomp_calls) / sizeof(*lr_seccomp_calls);
+
+bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan)
+{
+	switch (c->when) {
+	case LR_SECCOMP_ALWAYS:
+		return true;
+	case LR_SECCOMP_NO_LISTEN:
+		return plan->net.restricted && !plan->net.listen;
+	case LR_SECCOMP_NO_SUBPROCESS:
+		return plan->deny_subprocess;
+	case LR_SECCOMP_ROOT_METADATA:
+		return plan->deny_root_metadata;
+	case LR_SECCOMP_TERMINAL:
+		return plan->deny_terminal;
+	}
+	return true;
 }
 
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
@@ -273,11 +402,21 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		return NULL;
 	}
 
+	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+
+		if (lr_seccomp_call_denied(c, plan))
+			add(&f, SCMP_ACT_ERRNO((uint32_t)c->err), c->name, c->nr, 0, NULL);
+	}
 	deny_kernel_surface(&f);
 	if (plan->net.restricted)
 		deny_sockets(&f, &plan->net);
 	if (plan->deny_subprocess)
 		deny_subprocess(&f);
+	if (plan->deny_root_metadata)
+		deny_root_metadata(&f);
+	if (plan->deny_terminal)
+		deny_terminal(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;

@@ -16,6 +16,10 @@ bool lr_caps_privileged(void);
  */
 int lr_caps_drop(char *err, size_t errlen);
 
+/* Empty the bounding set alone (it needs CAP_SETPCAP: before --user gives
+ * that up).  0, or -errno with ERR. */
+int lr_caps_drop_bounding(char *err, size_t errlen);
+
 /* Set no_new_privs.  0 or -errno. */
 int lr_caps_no_new_privs(void);
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The newest Landlock ABI whose rights landrun knows.  Newer kernels are
  * used at this level: what landrun does not know it neither asks for nor
@@ -20,10 +21,27 @@ struct lr_features {
 	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
 	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
 	bool seccomp_filter;	/* seccomp(2) filters with SECCOMP_RET_KILL_PROCESS */
+
+	/* The process landrun runs as, probed with the kernel. */
+	uid_t uid;		/* real user and group ids */
+	gid_t gid;
+	bool uid0;		/* the real, effective or saved uid is 0 */
+	bool terminal;		/* a terminal within the command's reach (below) */
+	bool terminal_foreign;	/* one that is not landrun's controlling terminal */
 };
 
-/* Ask the kernel.  Never fails: an unavailable Landlock is ABI 0. */
+/* Ask the kernel (and the process).  Never fails: an unavailable Landlock is
+ * ABI 0. */
 void lr_features_probe(struct lr_features *f);
+
+/*
+ * Is a terminal within the command's reach: landrun's controlling terminal
+ * (which /dev/tty opens), or a terminal on fd 0, 1, 2 or one of FDS (the
+ * descriptors it keeps)?  A terminal descriptor that is not the controlling
+ * one (another session's, a pty master) is foreign: job control does not
+ * apply to it.  When it cannot tell, it says there is one.
+ */
+void lr_features_probe_terminal(struct lr_features *f, const int *fds, size_t n);
 
 /* The ABI landrun uses on a kernel reporting ABI: min(abi, LR_LANDLOCK_ABI_KNOWN). */
 int lr_landlock_abi_used(int abi);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "landrun/features.h"
 #include "landrun/policy.h"
@@ -31,8 +32,10 @@ enum lr_prot {
 	LR_PROT_KERNEL_SURFACE,
 	LR_PROT_KERNEL_FOREIGN_ABI,
 	LR_PROT_NO_SUBPROCESS,
+	LR_PROT_TTY_FOREGROUND,
 	LR_PROT_NO_NEW_PRIVS,
 	LR_PROT_CAPS,
+	LR_PROT_ROOT_METADATA,
 	LR_PROT_ENV,
 	LR_PROT_FDS,
 	LR_PROT_COUNT
@@ -80,6 +83,13 @@ struct lr_plan {
 		bool unix_socket;	/* socket(AF_UNIX) allowed, not only socketpair */
 	} net;
 	bool deny_subprocess;
+	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
+	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
+
+	/* Who the command runs as. */
+	uid_t uid;
+	gid_t gid;
+	bool switch_user;	/* landrun becomes uid:gid first (--user, started as root) */
 };
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,

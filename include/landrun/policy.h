@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* What a granted path may be used for. */
 enum lr_access {
@@ -59,6 +60,14 @@ enum lr_explain {
 	LR_EXPLAIN_NONE,
 	LR_EXPLAIN_TEXT,
 	LR_EXPLAIN_JSON,
+};
+
+/* --user, resolved: who the command runs as. */
+struct lr_run_as {
+	bool set;		/* --user given (and resolved) */
+	bool group_given;	/* USER:GROUP, not the user's primary group */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* An inclusive range of TCP ports. */
@@ -112,6 +121,8 @@ struct lr_policy {
 	bool cli_files;		/* the command line named a policy file (--config, --profile) */
 	char *profile;		/* the profile chosen for the command by default, or NULL */
 	char *project;		/* the current directory, granted by default, or NULL */
+	char *user;		/* --user USER[:GROUP] as given, or NULL */
+	struct lr_run_as run_as; /* and resolved (main.c) */
 
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };

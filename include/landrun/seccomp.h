@@ -18,22 +18,52 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
 
+/* When a call of the table below is denied. */
+enum lr_seccomp_when {
+	LR_SECCOMP_ALWAYS,
+	LR_SECCOMP_NO_LISTEN,		/* the network is restricted and listen() not planned */
+	LR_SECCOMP_NO_SUBPROCESS,	/* --deny-subprocess */
+	LR_SECCOMP_ROOT_METADATA,	/* the command runs as uid 0 */
+	LR_SECCOMP_TERMINAL,		/* a terminal is within reach */
+};
+
 /*
- * The filter reads six bits of the plan (plan->net and deny_subprocess), so
- * there are at most 64 filters: lr-seccomp-gen compiles every one at build
- * time.  lr_seccomp_key() names the one for a plan; lr_seccomp_key_plan()
- * fills a plan with the bits of KEY (the generator's way back).
+ * The calls the filter denies whatever their arguments.  NR is the call's
+ * number for a call newer than some libseccomp landrun builds with (0: ask
+ * libseccomp); a name that neither knows fails the build, never the filter.
  */
-#define LR_SECCOMP_KEYS 64
+struct lr_seccomp_call {
+	const char *name;
+	int nr;
+	int err;
+	enum lr_seccomp_when when;
+};
+
+extern const struct lr_seccomp_call lr_seccomp_calls[];
+extern const size_t lr_seccomp_n_calls;
+
+/* True if the filter for PLAN denies C. */
+bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan);
+
+/*
+ * The filter reads eight bits of the plan (plan->net, deny_subprocess,
+ * deny_root_metadata, deny_terminal), so there are at most 256 filters: lr-seccomp-gen
+ * compiles every one at build time.  lr_seccomp_key() names the one for a
+ * plan; lr_seccomp_key_plan() fills a plan with the bits of KEY (the
+ * generator's way back).
+ */
+#define LR_SECCOMP_KEYS 256
 
 static inline unsigned lr_seccomp_key(const struct lr_plan *plan)
 {
 	const struct lr_seccomp_net *n = &plan->net;
+	unsigned key = (unsigned)plan->deny_subprocess | (unsigned)plan->deny_root_metadata << 6 |
+		       (unsigned)plan->deny_terminal << 7;
 
-	if (!n->restricted)
-		return plan->deny_subprocess ? 1u : 0u;
-	return 2u | (unsigned)n->tcp << 2 | (unsigned)n->listen << 3 | (unsigned)n->udp << 4 |
-	       (unsigned)n->unix_socket << 5 | (unsigned)plan->deny_subprocess;
+	if (n->restricted)
+		key |= 2u | (unsigned)n->tcp << 2 | (unsigned)n->listen << 3 |
+		       (unsigned)n->udp << 4 | (unsigned)n->unix_socket << 5;
+	return key;
 }
 
 static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
@@ -44,6 +74,8 @@ static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
 	plan->net.listen = plan->net.restricted && (key & 8);
 	plan->net.udp = plan->net.restricted && (key & 16);
 	plan->net.unix_socket = plan->net.restricted && (key & 32);
+	plan->deny_root_metadata = key & 64;
+	plan->deny_terminal = key & 128;
 }
 
 struct sock_fprog;

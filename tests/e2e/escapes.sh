@@ -228,7 +228,14 @@ t_planted_git() {
 	expect "${D[5]}" 0
 	lrs --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- git -C g diff
 	if [ "$RC" = 0 ] && out_has "+more"; then tap_ok "${D[6]}"; else tap_not_ok "${D[6]}"; fi
-	lrs --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- /bin/sh -c 'cd g/src && mkdir inner && cd inner &&
+	# as uid 0 the command may not chmod, which git init needs: started as
+	# root, it runs as uid 65534 in a src of its own (README: Running as root)
+	local as=()
+	if [ "$(id -u)" = 0 ]; then
+		as=(--user 65534:65534)
+		chown 65534:65534 g/src
+	fi
+	lrs "${as[@]}" --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- /bin/sh -c 'cd g/src && mkdir inner && cd inner &&
 		git init -q && echo x >f && git add f &&
 		git -c user.email=a@b -c user.name=n commit -qm x && git log --oneline'
 	expect "${D[7]}" 0

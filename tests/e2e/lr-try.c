@@ -6,20 +6,36 @@
  *
  * Besides the filesystem operations: exec FILE [ARGS] (execv), readfd N (read
  * an inherited fd), env, caps (the capability and NoNewPrivs lines of
- * /proc/self/status), pid, exit N, and abi (the Landlock ABI, so that the
- * tests can name a missing kernel feature when they skip).
+ * /proc/self/status), ids (the real, effective and saved uids and gids and
+ * the supplementary groups), pid, exit N, and abi (the Landlock ABI, so that
+ * the tests can name a missing kernel feature when they skip).
+ *
+ * Metadata, by path and by descriptor (the f* forms open the file read-only,
+ * fchownat-empty opens it O_PATH and passes AT_EMPTY_PATH; fchmodat2 and
+ * setxattrat are called by number, as libc may not have them): chmod,
+ * fchmod, fchmodat2 PATH OCTAL; chown, fchown, fchownat-empty PATH UID:GID;
+ * setxattr, fsetxattr, setxattrat PATH NAME VALUE; removexattr PATH NAME;
+ * xattrs PATH (prints the names); mkfile PATH OCTAL creates a file with that
+ * mode (umask 0).
  *
  * Linked statically: inside a sandbox it needs nothing but its own file.
  * Exit 100 means lr-try was used wrongly, never a test result.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH, AT_EMPTY_PATH, getresuid: scripts/test-kernels.sh builds without meson */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/types.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define USAGE_ERROR 100
@@ -32,9 +48,9 @@ static int result(long r)
 	return r < 0 ? (errno ? errno : 255) : 0;
 }
 
-static int try_open(const char *path, int flags)
+static int try_open(const char *path, int flags, mode_t mode)
 {
-	int fd = open(path, flags | O_CLOEXEC, 0644);
+	int fd = open(path, flags | O_CLOEXEC, mode);
 
 	if (fd < 0)
 		return errno;
@@ -148,6 +164,90 @@ static int op_caps(void)
 	return fflush(stdout) == 0 ? 0 : errno;
 }
 
+static int op_ids(void)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg, groups[64];
+	int n = getgroups(64, groups);
+
+	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || n < 0)
+		return errno;
+	printf("uid=%u/%u/%u gid=%u/%u/%u groups=", ru, eu, su, rg, eg, sg);
+	for (int i = 0; i < n; i++)
+		printf("%s%u", i ? "," : "", groups[i]);
+	printf("\n");
+	return fflush(stdout) == 0 ? 0 : errno;
+}
+
+/* Open PATH with FLAGS, then run the descriptor operation OP on it. */
+#define WITH_FD(path, flags, op)                    \
+	do {                                        \
+		int fd_ = open(path, (flags) | O_CLOEXEC); \
+		int r_;                             \
+		if (fd_ < 0)                        \
+			return errno;               \
+		r_ = result(op);                    \
+		close(fd_);                         \
+		return r_;                          \
+	} while (0)
+
+static const char *const metadata_ops[] = {
+	"chmod", "fchmod", "fchmodat2", "mkfile", "chown", "fchown", "fchownat-empty",
+	"setxattr", "fsetxattr", "setxattrat", "removexattr",
+};
+
+static int op_metadata(const char *op, const char *path, const char *a, const char *b)
+{
+	unsigned long mode = strtoul(a, NULL, 8);
+	unsigned uid = 0, gid = 0;
+	struct {
+		__aligned_u64 value;
+		__u32 size, flags;
+	} xargs = { (uintptr_t)b, b ? (__u32)strlen(b) : 0, 0 };
+
+	if (!strcmp(op, "chmod"))
+		return result(chmod(path, mode));
+	if (!strcmp(op, "mkfile")) {
+		umask(0);
+		return try_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	}
+	if (!strcmp(op, "fchmod"))
+		WITH_FD(path, O_RDONLY, fchmod(fd_, mode));
+	if (!strcmp(op, "fchmodat2")) /* fchmodat2(AT_FDCWD, path, mode, 0) */
+		return result(syscall(452, AT_FDCWD, path, mode, 0));
+	if (sscanf(a, "%u:%u", &uid, &gid) == 2) {
+		if (!strcmp(op, "chown"))
+			return result(chown(path, uid, gid));
+		if (!strcmp(op, "fchown"))
+			WITH_FD(path, O_RDONLY, fchown(fd_, uid, gid));
+		if (!strcmp(op, "fchownat-empty"))
+			WITH_FD(path, O_PATH, fchownat(fd_, "", uid, gid, AT_EMPTY_PATH));
+	}
+	if (!strcmp(op, "removexattr"))
+		return result(removexattr(path, a));
+	if (!b)
+		return USAGE_ERROR;
+	if (!strcmp(op, "setxattr"))
+		return result(setxattr(path, a, b, strlen(b), 0));
+	if (!strcmp(op, "fsetxattr"))
+		WITH_FD(path, O_RDONLY, fsetxattr(fd_, a, b, strlen(b), 0));
+	if (!strcmp(op, "setxattrat")) /* (AT_FDCWD, path, at_flags, name, args, size) */
+		return result(syscall(463, AT_FDCWD, path, 0, a, &xargs, sizeof(xargs)));
+	return USAGE_ERROR;
+}
+
+static int op_xattrs(const char *path)
+{
+	char names[4096];
+	ssize_t n = listxattr(path, names, sizeof(names));
+
+	if (n < 0)
+		return errno;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1)
+		puts(names + i);
+	return fflush(stdout) == 0 ? 0 : errno;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -160,6 +260,8 @@ int main(int argc, char **argv)
 		return op_caps();
 	if (!strcmp(op, "abi"))
 		return op_abi();
+	if (!strcmp(op, "ids"))
+		return op_ids();
 	if (!strcmp(op, "pid"))
 		return printf("%d\n", (int)getpid()) < 0 || fflush(stdout) ? errno : 0;
 	if (!a)
@@ -171,7 +273,7 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "write"))
 		return op_write(a);
 	if (!strcmp(op, "create"))
-		return try_open(a, O_WRONLY | O_CREAT | O_EXCL);
+		return try_open(a, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (!strcmp(op, "list"))
 		return op_list(a);
 	if (!strcmp(op, "mkdir"))
@@ -184,12 +286,23 @@ int main(int argc, char **argv)
 		return op_ftruncate(a);
 	if (!strcmp(op, "readfd"))
 		return op_readfd(a);
+	if (!strcmp(op, "xattrs"))
+		return op_xattrs(a);
 	if (!strcmp(op, "exec")) {
 		execv(a, argv + 2);
 		return errno;
 	}
 	if (!b)
 		goto usage;
+	for (size_t i = 0; i < sizeof(metadata_ops) / sizeof(*metadata_ops); i++) {
+		if (strcmp(op, metadata_ops[i]) == 0) {
+			int r = op_metadata(op, a, b, argc > 4 ? argv[4] : NULL);
+
+			if (r == USAGE_ERROR)
+				goto usage;
+			return r;
+		}
+	}
 	if (!strcmp(op, "rename"))
 		return result(rename(a, b));
 	if (!strcmp(op, "link"))
@@ -199,6 +312,10 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B\n"
-			"       lr-try exec FILE [ARGS...] | readfd N | exit N | env | caps | pid | abi\n");
+			"       lr-try exec FILE [ARGS...] | readfd N | exit N | env | caps | ids | pid | abi\n"
+			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
+			"       lr-try chown|fchown|fchownat-empty PATH UID:GID\n"
+			"       lr-try setxattr|fsetxattr|setxattrat PATH NAME VALUE | removexattr PATH NAME\n"
+			"       lr-try xattrs PATH\n");
 	return USAGE_ERROR;
 }

@@ -56,7 +56,7 @@ check() { # DESC COMMAND...
 
 # ---------------------------------------------------------------- running things
 # Each sets RC and leaves stdout and stderr in $W/out and $W/err.
-run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
+run() { "$@" >"$W/out" 2>"$W/err" </dev/null; RC=$?; }
 lr() { run "$LR" $POL -- "$@"; }		# landrun under the current policy (warn)
 lr_mode() { local m=$1; shift; run "$LR" --on-unsupported="$m" $POL -- "$@"; }
 plain() { run "$@"; }				# outside the sandbox: a control
@@ -106,7 +106,7 @@ policy() {
 }
 IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev net.sockets net.tcp net.udp net.unix
 scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
-privs.no-new-privs privs.capabilities env.filtered fds.closed"
+privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.closed"
 
 # ---------------------------------------------------------------- the plan, derived
 # want_layer POLICY ID: the layer this kernel's ABI gives ID, or lost, or off
@@ -132,6 +132,7 @@ want_layer() {
 		else echo seccomp; fi ;;
 	scope.signal) ge 6 && echo landlock || echo lost ;;
 	proc.no-subprocess) [ "$1" = unix ] && echo seccomp || echo off ;;
+	privs.root-metadata) [ "$UID_NOW" = 0 ] && echo seccomp || echo off ;;
 	privs.* | env.filtered | fds.closed) echo landrun ;;
 	*) echo unknown ;;
 	esac
@@ -296,6 +297,14 @@ attack_privs_capabilities() {
 		[ "$UID_NOW" != 0 ] && [ $k = CapBnd ] && continue	# a user keeps the full bounding set
 		grep -q "^$k:[[:space:]]*0*\$" "$W/out" || RES=breached
 	done
+}
+attack_privs_root_metadata() { # uid 0 owns the file outside the grants
+	echo meta >"$F/out/meta"
+	chmod 600 "$F/out/meta"
+	control "chmod outside" plain "$TRY" chmod "$F/out/meta" 640 &&
+	{ lr "$TRY" chmod "$F/out/meta" 4755; verdict 1; }
+	[ "$RES" = held ] && [ "$(stat -c %a "$F/out/meta")" != 640 ] &&
+		RES="denied, but the mode changed to $(stat -c %a "$F/out/meta")"
 }
 attack_env_filtered() {
 	run env LRK_SECRET=s "$TRY" env

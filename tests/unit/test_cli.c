@@ -195,6 +195,14 @@ static void check_keep_fds(const char *name, const struct lr_policy *p)
 			     p->keep_fds[i], want[i]);
 }
 
+/* --user: the last one wins (the command line over a profile), resolved later */
+static void check_user(const char *name, const struct lr_policy *p)
+{
+	expect_scalars(name, p, &defaults);
+	cr_expect_str_eq(p->user ? p->user : "(null)", "bob:staff", "%s: user", name);
+	cr_expect_not(p->run_as.set, "%s: resolved by the parser", name);
+}
+
 static void check_allow_dotenv(const char *name, const struct lr_policy *p)
 {
 	static const char *const want[] = { "/p/.env", "/q/.env.local" };
@@ -326,6 +334,8 @@ static const struct valid_case valid_cases[] = {
 	  { { 0 } }, { { 0 } }, check_unrestricted_scoped },
 	{ "deny-subprocess", { "--deny-subprocess", "cmd", NULL }, LR_OPT_RUN, { "cmd" },
 	  { { 0 } }, { { 0 } }, check_deny_subprocess },
+	{ "user, the last wins", { "--user", "alice", "--user=bob:staff", "cmd", NULL }, LR_OPT_RUN,
+	  { "cmd" }, { { 0 } }, { { 0 } }, check_user },
 
 	/* switches */
 	{ "no options", { "ls", NULL }, LR_OPT_RUN, { "ls" }, { { 0 } }, { { 0 } },
@@ -569,6 +579,8 @@ static const struct error_case error_cases[] = {
 	{ "--bind-tcp 1,", { "--bind-tcp=1,", "srv", NULL }, { "--bind-tcp" } },
 	{ "--unix ''", { "--unix", "", "cmd", NULL }, { "--unix" } },
 	{ "--deny-subprocess=1", { "--deny-subprocess=1", "cmd", NULL }, { "--deny-subprocess" } },
+	{ "--user ''", { "--user", "", "cmd", NULL }, { "--user" } },
+	{ "--user at the end", { "--user", NULL }, { "--user" } },
 
 	/* the command */
 	{ "nothing at all", { NULL }, { "COMMAND" } },

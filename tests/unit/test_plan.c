@@ -7,9 +7,14 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "landrun/cli.h"
 #include "landrun/features.h"
@@ -60,8 +65,8 @@ static const enum lr_prot row_order[] = {
 	LR_PROT_FS_IOCTL_DEV, LR_PROT_FS_SECRETS, LR_PROT_FS_PROTECTED,
 	LR_PROT_NET_SOCKETS, LR_PROT_NET_TCP, LR_PROT_NET_UDP, LR_PROT_NET_UNIX,
 	LR_PROT_SCOPE_ABSTRACT_UNIX, LR_PROT_SCOPE_SIGNAL, LR_PROT_KERNEL_SURFACE,
-	LR_PROT_KERNEL_FOREIGN_ABI, LR_PROT_NO_SUBPROCESS,
-	LR_PROT_NO_NEW_PRIVS, LR_PROT_CAPS, LR_PROT_ENV, LR_PROT_FDS,
+	LR_PROT_KERNEL_FOREIGN_ABI, LR_PROT_NO_SUBPROCESS, LR_PROT_TTY_FOREGROUND,
+	LR_PROT_NO_NEW_PRIVS, LR_PROT_CAPS, LR_PROT_ROOT_METADATA, LR_PROT_ENV, LR_PROT_FDS,
 };
 
 static char row_char(const struct lr_plan *plan, enum lr_prot p)
@@ -88,7 +93,7 @@ static void expect_rows(const char *what, const struct lr_plan *plan, const char
 
 	cr_assert_eq(ARRAY_SIZE(row_order), LR_PROT_COUNT, "a row is missing from row_order");
 	for (size_t i = 0; i < ARRAY_SIZE(row_order); i++) {
-		if (i == 7 || i == 16)
+		if (i == 7 || i == 17)
 			got[n++] = '|';
 		got[n++] = row_char(plan, row_order[i]);
 	}
@@ -116,13 +121,18 @@ enum {
 	CONNECT = 1 << 4,	/* --connect-tcp 443 */
 	BIND = 1 << 5,		/* --bind-tcp 8080 */
 	UNIX = 1 << 6,		/* --unix /run/x.sock */
+	ROOT = 1 << 7,		/* landrun runs as uid 0 */
+	TTY = 1 << 8,		/* a terminal within reach */
+	FOREIGN = 1 << 9,	/* ... that is not landrun's controlling terminal */
 };
 
 static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct lr_plan *plan)
 {
 	struct lr_policy p;
 	struct lr_features f = { .landlock_abi = abi, .landlock_errno = err,
-				 .seccomp_filter = seccomp };
+				 .seccomp_filter = seccomp, .uid = flags & ROOT ? 0 : 1000,
+				 .gid = flags & ROOT ? 0 : 1000, .uid0 = flags & ROOT,
+				 .terminal = flags & (TTY | FOREIGN), .terminal_foreign = flags & FOREIGN };
 
 	lr_policy_init(&p);
 	p.unrestricted_fs = flags & UFS;
@@ -166,28 +176,28 @@ struct abi_case {
 
 static struct abi_case abi_cases[] = {
 	/* abi err  seccomp used  rows                     fs  all  handled_fs net  scoped flags */
-	{ 0, 0,          true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
-	{ 0, ENOSYS,     true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
-	{ 0, EOPNOTSUPP, true, 0, "-------|SSSSS-SS.|PPPP",  7,  8,   0,       0,   0,   0 },
-	{ 1, 0,  true, 1,         "LLL--LL|SSSSS-SS.|PPPP",  2,  3,   ABI1_FS, 0,   0,   0 },
-	{ 2, 0,  true, 2,         "LLL--LL|SSSSS-SS.|PPPP",  2,  3,   ABI2_FS, 0,   0,   0 },
-	{ 3, 0,  true, 3,         "LLLL-LL|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 4, 0,  true, 4,         "LLLL-LL|SSSSS-SS.|PPPP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 5, 0,  true, 5,         "LLLLLLL|SSSSS-SS.|PPPP",  0,  1,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  true, 6,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 0 },
-	{ 7, 0,  true, 7,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 8, 0,  true, 8,         "LLLLLLL|SSSSLLSS.|PPPP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 9, 0,  true, 9,         "LLLLLLL|SSSLLLSS.|PPPP",  0,  0,   ABI9_FS, 0,   0x3, 1 },
-	{ 10, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 11, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 64, 0, true, 10,        "LLLLLLL|SSLLLLSS.|PPPP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, 0,          true, 0, "-------|SSSSS-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
+	{ 0, ENOSYS,     true, 0, "-------|SSSSS-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
+	{ 0, EOPNOTSUPP, true, 0, "-------|SSSSS-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
+	{ 1, 0,  true, 1,         "LLL--LL|SSSSS-SS..|PP.PP",  2,  3,   ABI1_FS, 0,   0,   0 },
+	{ 2, 0,  true, 2,         "LLL--LL|SSSSS-SS..|PP.PP",  2,  3,   ABI2_FS, 0,   0,   0 },
+	{ 3, 0,  true, 3,         "LLLL-LL|SSSSS-SS..|PP.PP",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 4, 0,  true, 4,         "LLLL-LL|SSSSS-SS..|PP.PP",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 5, 0,  true, 5,         "LLLLLLL|SSSSS-SS..|PP.PP",  0,  1,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  true, 6,         "LLLLLLL|SSSSLLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 0 },
+	{ 7, 0,  true, 7,         "LLLLLLL|SSSSLLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 8, 0,  true, 8,         "LLLLLLL|SSSSLLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 9, 0,  true, 9,         "LLLLLLL|SSSLLLSS..|PP.PP",  0,  0,   ABI9_FS, 0,   0x3, 1 },
+	{ 10, 0, true, 10,        "LLLLLLL|SSLLLLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 11, 0, true, 10,        "LLLLLLL|SSLLLLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 64, 0, true, 10,        "LLLLLLL|SSLLLLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
 	/* no seccomp: what it would carry is lost */
-	{ 0, ENOSYS, false, 0,    "-------|--------.|PPPP",  7,  15,  0,       0,   0,   0 },
-	{ 1, 0,  false, 1,        "LLL--LL|--------.|PPPP",  2,  10,  ABI1_FS, 0,   0,   0 },
-	{ 5, 0,  false, 5,        "LLLLLLL|--------.|PPPP",  0,  8,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  false, 6,        "LLLLLLL|----LL--.|PPPP",  0,  6,   ABI5_FS, 0,   0x3, 0 },
-	{ 9, 0,  false, 9,        "LLLLLLL|---LLL--.|PPPP",  0,  5,   ABI9_FS, 0,   0x3, 1 },
-	{ 11, 0, false, 10,       "LLLLLLL|--LLLL--.|PPPP",  0,  4,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, ENOSYS, false, 0,    "-------|--------..|PP.PP",  7,  15,  0,       0,   0,   0 },
+	{ 1, 0,  false, 1,        "LLL--LL|--------..|PP.PP",  2,  10,  ABI1_FS, 0,   0,   0 },
+	{ 5, 0,  false, 5,        "LLLLLLL|--------..|PP.PP",  0,  8,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  false, 6,        "LLLLLLL|----LL--..|PP.PP",  0,  6,   ABI5_FS, 0,   0x3, 0 },
+	{ 9, 0,  false, 9,        "LLLLLLL|---LLL--..|PP.PP",  0,  5,   ABI9_FS, 0,   0x3, 1 },
+	{ 11, 0, false, 10,       "LLLLLLL|--LLLL--..|PP.PP",  0,  4,   ABI9_FS, 0xc, 0x3, 1 },
 };
 
 ParameterizedTestParameters(plan_abi, rows)
@@ -318,7 +328,7 @@ ParameterizedTest(struct abi_case *c, plan_abi, lose_landlock)
 		cr_expect_neq(plan.rows[p].layer, LR_LAYER_SECCOMP, "ABI %d: %s", c->abi,
 			      lr_prot_info(p)->id);
 	lr_plan_lose_layer(&plan, LR_LAYER_LAUNCHER);
-	cr_expect_eq(lr_plan_count_lost(&plan), LR_PROT_COUNT - 1 /* no-subprocess */,
+	cr_expect_eq(lr_plan_count_lost(&plan), LR_PROT_COUNT - 3 /* no-subprocess, tty, root */,
 		     "ABI %d: everything requested is lost", c->abi);
 }
 
@@ -327,7 +337,7 @@ Test(plan_lose_layer, unrequested_rows_are_not_lost)
 	struct lr_plan plan;
 
 	compute_with(9, 0, true, UFS | UNET | USCOPED, &plan);
-	expect_rows("all unrestricted", &plan, ".......|......SS.|PPPP");
+	expect_rows("all unrestricted", &plan, ".......|......SS..|PP.PP");
 	lr_plan_lose_layer(&plan, LR_LAYER_LANDLOCK);
 	cr_expect_eq(lr_plan_count_lost(&plan), 0);
 	lr_plan_lose_layer(&plan, LR_LAYER_NONE);
@@ -345,7 +355,7 @@ Test(plan_lose_layer, only_the_layer_given)
 		cr_expect_eq(plan.rows[fs_prots[i]].layer, LR_LAYER_LANDLOCK, "%s",
 			     lr_prot_info(fs_prots[i])->id);
 	lr_plan_lose_layer(&plan, LR_LAYER_SECCOMP);
-	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLLLL|---LLL--.|----");
+	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLLLL|---LLL--..|--.--");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -364,42 +374,115 @@ struct policy_case {
 
 static const struct policy_case policy_cases[] = {
 	{ "unrestricted-fs, ABI 5", 5, true, UFS,
-	  ".......|SSSSS-SS.|PPPP",  1,  0, 0, 0, 0 },
+	  ".......|SSSSS-SS..|PP.PP",  1,  0, 0, 0, 0 },
 	{ "unrestricted-fs, ABI 9: only pathname UNIX sockets", 9, true, UFS,
-	  ".......|SSSLLLSS.|PPPP", 0, RESOLVE_UNIX, 0, 0x3, 1 },
+	  ".......|SSSLLLSS..|PP.PP", 0, RESOLVE_UNIX, 0, 0x3, 1 },
 	{ "unrestricted fs and net, ABI 9", 9, true, UFS | UNET,
-	  ".......|....LLSS.|PPPP",  0,  0, 0, 0x3, 1 },
+	  ".......|....LLSS..|PP.PP",  0,  0, 0, 0x3, 1 },
 	{ "everything unrestricted, ABI 11: no ruleset", 11, true, UFS | UNET | USCOPED,
-	  ".......|......SS.|PPPP",  0,  0, 0, 0, 0 },
+	  ".......|......SS..|PP.PP",  0,  0, 0, 0, 0 },
 	{ "unrestricted-net, ABI 9", 9, true, UNET,
-	  "LLLLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|....LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-net, ABI 11", 11, true, UNET,
-	  "LLLLLLL|....LLSS.|PPPP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|....LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-scoped, ABI 5", 5, true, USCOPED,
-	  "LLLLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL|SSSS..SS..|PP.PP", 0, ABI5_FS, 0, 0, 0 },
 	{ "unrestricted-scoped, ABI 8", 8, true, USCOPED,
-	  "LLLLLLL|SSSS..SS.|PPPP", 0, ABI5_FS, 0, 0, 1 },
+	  "LLLLLLL|SSSS..SS..|PP.PP", 0, ABI5_FS, 0, 0, 1 },
 	{ "connect-tcp, ABI 3: ports cannot be enforced", 3, true, CONNECT,
-	  "LLLL-LL|S-SSS-SS.|PPPP", 3, ABI3_FS, 0, 0, 0 },
+	  "LLLL-LL|S-SSS-SS..|PP.PP", 3, ABI3_FS, 0, 0, 0 },
 	{ "connect-tcp, ABI 4", 4, true, CONNECT,
-	  "LLLL-LL|SLSSS-SS.|PPPP", 2, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL|SLSSS-SS..|PP.PP", 2, ABI3_FS, 0x3, 0, 0 },
 	{ "bind-tcp, ABI 7", 7, true, BIND,
-	  "LLLLLLL|SLSSLLSS.|PPPP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL|SLSSLLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
 	{ "connect and bind, ABI 10", 10, true, CONNECT | BIND,
-	  "LLLLLLL|SLLLLLSS.|PPPP", 0, ABI9_FS, 0xf, 0x3, 1 },
+	  "LLLLLLL|SLLLLLSS..|PP.PP", 0, ABI9_FS, 0xf, 0x3, 1 },
 	{ "connect-tcp without seccomp, ABI 4", 4, false, CONNECT,
-	  "LLLL-LL|-L------.|PPPP", 8, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL|-L------..|PP.PP", 8, ABI3_FS, 0x3, 0, 0 },
 	{ "unix, ABI 5: cannot be confined", 5, true, UNIX,
-	  "LLLLLLL|SSS---SS.|PPPP", 3, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL|SSS---SS..|PP.PP", 3, ABI5_FS, 0, 0, 0 },
 	{ "unix, ABI 8", 8, true, UNIX,
-	  "LLLLLLL|SSS-LLSS.|PPPP", 1, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSS-LLSS..|PP.PP", 1, ABI5_FS, 0, 0x3, 1 },
 	{ "unix, ABI 9", 9, true, UNIX,
-	  "LLLLLLL|SSSLLLSS.|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSSLLLSS..|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess, ABI 9", 9, true, DENYSUB,
-	  "LLLLLLL|SSSLLLSSS|PPPP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|SSSLLLSSS.|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	{ "root, ABI 9: the metadata family by seccomp", 9, true, ROOT,
+	  "LLLLLLL|SSSLLLSS..|PPSPP", 0, ABI9_FS, 0, 0x3, 1 },
+	{ "root without seccomp, ABI 9: lost", 9, false, ROOT,
+	  "LLLLLLL|---LLL--..|PP-PP", 6, ABI9_FS, 0, 0x3, 1 },
+	{ "a terminal, ABI 9: job control kept by seccomp", 9, true, TTY,
+	  "LLLLLLL|SSSLLLSS.S|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	{ "another session's terminal, ABI 9: lost", 9, true, FOREIGN,
+	  "LLLLLLL|SSSLLLSS.-|PP.PP", 1, ABI9_FS, 0, 0x3, 1 },
+	{ "a terminal without seccomp, ABI 9: lost", 9, false, TTY,
+	  "LLLLLLL|---LLL--.-|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess without seccomp, ABI 9", 9, false, DENYSUB,
-	  "LLLLLLL|---LLL---|PPPP", 6, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL|---LLL---.|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
 };
+
+/* Who the command runs as, and the filter bit for uid 0. */
+Test(plan_privs, root_metadata)
+{
+	struct lr_plan plan;
+
+	compute_with(9, 0, true, 0, &plan);
+	cr_expect_eq(plan.uid, 1000);
+	cr_expect_eq(plan.gid, 1000);
+	cr_expect_not(plan.deny_root_metadata);
+	cr_expect_not(plan.rows[LR_PROT_ROOT_METADATA].requested);
+	compute_with(9, 0, true, ROOT, &plan);
+	cr_expect_eq(plan.uid, 0);
+	cr_expect(plan.deny_root_metadata);
+	cr_expect_eq(plan.rows[LR_PROT_ROOT_METADATA].layer, LR_LAYER_SECCOMP);
+	lr_plan_lose_layer(&plan, LR_LAYER_SECCOMP);
+	cr_expect(lr_plan_is_lost(&plan, LR_PROT_ROOT_METADATA));
+}
+
+/* --user: the command runs as the user named, which landrun becomes first
+ * when it is root; only uid 0 asks for the metadata row. */
+Test(plan_privs, run_as)
+{
+	struct lr_policy p;
+	struct lr_features f = { .landlock_abi = 9, .seccomp_filter = true, .uid0 = true };
+	struct lr_plan plan;
+
+	lr_policy_init(&p);
+	p.run_as = (struct lr_run_as){ .set = true, .uid = 1000, .gid = 100 };
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect_eq(plan.uid, 1000);
+	cr_expect_eq(plan.gid, 100);
+	cr_expect(plan.switch_user);
+	cr_expect_not(plan.deny_root_metadata);
+	cr_expect_not(plan.rows[LR_PROT_ROOT_METADATA].requested);
+
+	p.run_as.uid = 0;
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect(plan.deny_root_metadata);
+	cr_expect_eq(plan.rows[LR_PROT_ROOT_METADATA].layer, LR_LAYER_SECCOMP);
+
+	/* not root: --user names the caller, nothing to switch */
+	f.uid0 = false;
+	f.uid = 1000;
+	p.run_as.uid = 1000;
+	lr_plan_compute(&p, &f, &plan);
+	cr_expect_not(plan.switch_user);
+	cr_expect_not(plan.deny_root_metadata);
+	lr_policy_free(&p);
+}
+
+Test(plan_privs, terminal_bit)
+{
+	struct lr_plan plan;
+
+	compute_with(9, 0, true, 0, &plan);
+	cr_expect_not(plan.deny_terminal);
+	compute_with(9, 0, true, TTY, &plan);
+	cr_expect(plan.deny_terminal);
+	/* even when job control cannot guard it, the filter still denies */
+	compute_with(9, 0, true, FOREIGN, &plan);
+	cr_expect(plan.deny_terminal);
+}
 
 Test(plan_policy, table)
 {
@@ -561,6 +644,63 @@ Test(plan_fs_rights, properties)
 			}
 		}
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The terminal probe, on a pseudo-terminal of the test's own */
+
+/* In a child that is a new session without a controlling terminal: 0, 1 and
+ * 2 on /dev/null, then a pty's slave on fd 0 (another session's terminal
+ * until it is made the controlling one), then its master kept. */
+static int terminal_probe_child(void)
+{
+	struct lr_features f;
+	int null = open("/dev/null", O_RDWR), master, slave, kept[1];
+
+	if (setsid() < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0)
+		return 10;
+	lr_features_probe_terminal(&f, NULL, 0);
+	if (f.terminal || f.terminal_foreign)
+		return 11;
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
+		return 12;
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	if (slave < 0 || dup2(slave, 0) < 0)
+		return 13;
+	lr_features_probe_terminal(&f, NULL, 0);
+	if (!f.terminal || !f.terminal_foreign)
+		return 14;
+	if (ioctl(0, TIOCSCTTY, 0) < 0)
+		return 15;
+	lr_features_probe_terminal(&f, NULL, 0);
+	if (!f.terminal || f.terminal_foreign)
+		return 16;
+	kept[0] = master;
+	lr_features_probe_terminal(&f, kept, 1);
+	if (!f.terminal || !f.terminal_foreign)
+		return 17;
+	/* the controlling terminal alone, through /dev/tty */
+	if (dup2(null, 0) < 0)
+		return 18;
+	lr_features_probe_terminal(&f, NULL, 0);
+	if (!f.terminal || f.terminal_foreign)
+		return 19;
+	return 0;
+}
+
+Test(features, terminal)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(terminal_probe_child());
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "the probe went wrong at step %d (see terminal_probe_child)", WEXITSTATUS(st));
 }
 
 /* ------------------------------------------------------------------------ */

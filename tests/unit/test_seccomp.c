@@ -22,8 +22,11 @@
 #include <criterion/logging.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -68,13 +72,16 @@ struct knobs {
 	bool unrestricted_net;
 	bool deny_subprocess;
 	bool unix_path;		/* one --unix grant */
+	bool root;		/* landrun runs as uid 0 */
+	bool terminal;		/* a terminal within reach */
 };
 
 static void plan_for(const struct knobs *k, struct lr_plan *plan)
 {
 	static struct lr_port_range connect = { 443, 443 }, bind = { 8080, 8080 };
 	struct lr_policy p;
-	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true };
+	struct lr_features f = { .landlock_abi = k->abi, .seccomp_filter = true, .uid0 = k->root,
+				 .terminal = k->terminal };
 
 	lr_policy_init(&p);
 	if (k->connect_tcp) {
@@ -218,6 +225,41 @@ static unsigned count(const char *hay, const char *needle)
 	return n;
 }
 
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * Calls newer than libseccomp 2.5.4 (Debian 12), by the numbers of the
+ * kernel's unified table (the same on x86_64 and arm64), written out here
+ * independently of seccomp.c.
+ */
+static const struct {
+	const char *name;
+	int nr;
+} new_calls[] = {
+	{ "fchmodat2", 452 }, { "setxattrat", 463 }, { "removexattrat", 466 },
+	{ "open_tree_attr", 467 }, { "file_setattr", 469 },
+};
+
+/* The number of NAME on this architecture: -1 if it has no such call. */
+static int call_number(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr >= 0)
+		return nr;
+	if (nr != __NR_SCMP_ERROR)
+		return -1; /* libseccomp knows it, this architecture lacks it */
+	for (size_t i = 0; i < ARRAY_SIZE(new_calls); i++)
+		if (strcmp(new_calls[i].name, name) == 0)
+			return new_calls[i].nr;
+	cr_assert_fail("%s: unknown to libseccomp and to this test: add its number", name);
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* (a) the filter as text                                              */
 
@@ -230,6 +272,8 @@ static unsigned count(const char *hay, const char *needle)
 #define UNRESTRICTED7 { .abi = 7, .unrestricted_net = true }
 #define NOSUB7 { .abi = 7, .deny_subprocess = true }
 #define UNIXPATH7 { .abi = 7, .unix_path = true }
+#define ROOT7 { .abi = 7, .root = true }
+#define TTY7 { .abi = 7, .terminal = true }
 
 #define FAM(v) "if ($a0.lo32 & 0xffffffff == " #v ")"
 #define A2(v) "if ($a2.lo32 & 0xffffffff == " #v ")"
@@ -341,6 +385,28 @@ static struct pfc_case pfc_cases[] = {
 	{ "deny vfork", NOSUB7, "vfork", "if ($syscall == 58)", ERR(1), PRESENT },
 	{ "deny clone without CLONE_THREAD", NOSUB7, "clone", "if ($a0.lo32 & 0x00010000 == 0)",
 	  ERR(1), PRESENT },
+	/* uid 0: the metadata family */
+	{ "no chmod rule as a user", DEFAULT7, "chmod", "if ($syscall == 90)", "", ABSENT },
+	{ "chmod as root", ROOT7, "chmod", "if ($syscall == 90)", ERR(1), PRESENT },
+	{ "fchown as root", ROOT7, "fchown", "if ($syscall == 93)", ERR(1), PRESENT },
+	{ "fsetxattr as root", ROOT7, "fsetxattr", "if ($syscall == 190)", ERR(1), PRESENT },
+	{ "ioctl FS_IOC_SETFLAGS as root", ROOT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 1074292226)", ERR(1), PRESENT },
+	{ "mknodat setuid as root", ROOT7, "mknodat", "if ($a2.lo32 & 0x00000800 == 2048)", ERR(1),
+	  PRESENT },
+	{ "openat2 as root", ROOT7, "openat2", "if ($syscall == 437)", ERR(38), PRESENT },
+	{ "no openat2 rule as a user", DEFAULT7, "openat2", "if ($syscall == 437)", "", ABSENT },
+	{ "no FS_IOC_SETFLAGS rule as a user", DEFAULT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 1074292226)", "", ABSENT },
+	/* a terminal: job control */
+	{ "no setsid rule without a terminal", DEFAULT7, "setsid", "if ($syscall == 112)", "",
+	  ABSENT },
+	{ "setsid with a terminal", TTY7, "setsid", "if ($syscall == 112)", ERR(1), PRESENT },
+	{ "TIOCSPGRP", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21520)", ERR(1), PRESENT },
+	{ "TIOCSCTTY", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21518)", ERR(1), PRESENT },
+	{ "TIOCNOTTY", TTY7, "ioctl", "if ($a1.lo32 & 0xffffffff == 21538)", ERR(1), PRESENT },
+	{ "no TIOCSPGRP rule without a terminal", DEFAULT7, "ioctl",
+	  "if ($a1.lo32 & 0xffffffff == 21520)", "", ABSENT },
 	/* personality: the upper half */
 	{ "personality upper half", DEFAULT7, "personality", "if ($a0.hi32 > 0)", ERR(1), PRESENT },
 };
@@ -529,6 +595,9 @@ enum op {
 	OP_FORK,
 	OP_VFORK,
 	OP_THREAD,		/* pthread_create */
+	OP_RAW,			/* syscall(a, b, c, 0, 0, 0) */
+	OP_SETSID,		/* setsid() in a child (not a group leader) */
+	OP_SETPGID,		/* setpgid(0, a) in a child; a == 1: its parent's group */
 };
 
 struct run_case {
@@ -619,6 +688,23 @@ static int run_op(const struct run_case *c)
 		if (pid > 0)
 			waitpid(pid, NULL, 0);
 		return try(pid);
+	case OP_RAW:
+		return try(syscall((long)c->a, c->b, c->c, 0, 0, 0));
+	case OP_SETSID:
+	case OP_SETPGID: {
+		uint64_t pgid = c->a == 1 ? (uint64_t)getpgrp() : c->a;
+
+		pid = fork();
+		if (pid == 0) {
+			if (c->op == OP_SETSID)
+				_exit(try(syscall(SYS_setsid)));
+			_exit(try(syscall(SYS_setpgid, 0, pgid)));
+		}
+		cr_assert_geq(pid, 0);
+		cr_assert_eq(waitpid(pid, &n, 0), pid);
+		cr_assert(WIFEXITED(n), "child status %#x", n);
+		return WEXITSTATUS(n);
+	}
 	case OP_THREAD: {
 		pthread_t t;
 		void *ret = NULL;
@@ -713,6 +799,8 @@ static struct run_case run_cases[] = {
 	{ "clone NEWUSER", DEFAULT7, OP_CLONE, CLONE_NEWUSER, 0, 0, EPERM },
 	{ "clone NEWNET|junk", DEFAULT7, OP_CLONE, HI_JUNK | CLONE_NEWNET, 0, 0, EPERM },
 	{ "clone NEWNS", DEFAULT7, OP_CLONE, CLONE_NEWNS, 0, 0, EPERM },
+	/* by number: libseccomp 2.5.4 does not know it */
+	{ "open_tree_attr (467)", DEFAULT7, OP_RAW, 467, (uint64_t)-1, 0, EPERM },
 	/* --deny-subprocess */
 	{ "fork, default", DEFAULT7, OP_FORK, 0, 0, 0, 0 },
 	{ "vfork, default", DEFAULT7, OP_VFORK, 0, 0, 0, 0 },
@@ -721,6 +809,24 @@ static struct run_case run_cases[] = {
 	{ "vfork, deny-subprocess", NOSUB7, OP_VFORK, 0, 0, 0, EPERM },
 	{ "clone, deny-subprocess", NOSUB7, OP_CLONE, 0, 0, 0, EPERM },
 	{ "thread, deny-subprocess", NOSUB7, OP_THREAD, 0, 0, 0, 0 },
+	/* a terminal: job control (TIOC* on a pipe: ENOTTY from the kernel) */
+	{ "TIOCSPGRP without a terminal", DEFAULT7, OP_IOCTL_PIPE, TIOCSPGRP, 0, 0, ENOTTY },
+	{ "TIOCSPGRP", TTY7, OP_IOCTL_PIPE, TIOCSPGRP, 0, 0, EPERM },
+	{ "TIOCSPGRP|junk", TTY7, OP_IOCTL_PIPE, HI_JUNK | TIOCSPGRP, 0, 0, EPERM },
+	{ "TIOCSCTTY", TTY7, OP_IOCTL_PIPE, TIOCSCTTY, 0, 0, EPERM },
+	{ "TIOCNOTTY", TTY7, OP_IOCTL_PIPE, TIOCNOTTY, 0, 0, EPERM },
+	{ "TIOCGPGRP (reading) stays", TTY7, OP_IOCTL_PIPE, TIOCGPGRP, 0, 0, ENOTTY },
+	{ "setsid without a terminal", DEFAULT7, OP_SETSID, 0, 0, 0, 0 },
+	{ "setsid with a terminal", TTY7, OP_SETSID, 0, 0, 0, EPERM },
+	{ "setpgid into the parent's group, no terminal", DEFAULT7, OP_SETPGID, 1, 0, 0, 0 },
+	{ "setpgid into the parent's group", TTY7, OP_SETPGID, 1, 0, 0, EPERM },
+	{ "setpgid to a new group (0)", TTY7, OP_SETPGID, 0, 0, 0, 0 },
+	{ "setpgid to 0 with junk above", TTY7, OP_SETPGID, HI_JUNK, 0, 0, EPERM },
+	/* uid 0: inode flags by descriptor (ENOTTY from the kernel on a pipe) */
+	{ "FS_IOC_SETFLAGS as a user", DEFAULT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, ENOTTY },
+	{ "FS_IOC_SETFLAGS as root", ROOT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, EPERM },
+	{ "FS_IOC_FSSETXATTR|junk as root", ROOT7, OP_IOCTL_PIPE, HI_JUNK | FS_IOC_FSSETXATTR, 0, 0,
+	  EPERM },
 };
 
 ParameterizedTestParameters(seccomp_run, calls)
@@ -757,6 +863,8 @@ Test(seccomp_run, controls_without_filter)
 	cr_expect_neq(run_op(&c), ENOSYS, "io_uring_setup is ENOSYS without a filter");
 	c = (struct run_case){ .op = OP_IOCTL_PIPE, .a = TIOCSTI };
 	cr_expect_eq(run_op(&c), ENOTTY);
+	c = (struct run_case){ .op = OP_RAW, .a = 467, .b = (uint64_t)-1 };
+	cr_expect_neq(run_op(&c), EPERM, "open_tree_attr(-1, NULL) is EPERM without a filter");
 	c = (struct run_case){ .op = OP_SOCKET, .a = AF_INET, .b = SOCK_STREAM };
 	cr_expect_eq(run_op(&c), 0);
 	c = (struct run_case){ .op = OP_SOCKETPAIR, .a = AF_UNIX, .b = SOCK_DGRAM };
@@ -799,6 +907,119 @@ Test(seccomp_run, personality)
 	r = personality_raw(0);
 	cr_expect_geq(r, 0, "personality(0): %s", strerror(errno));
 	cr_expect_eq(personality_raw(0xffffffff), 0, "personality is not PER_LINUX");
+}
+
+/*
+ * Every call of the uid-0 list, through the loaded filter, with arguments
+ * the kernel would refuse (a bad pointer, a bad descriptor): EPERM from the
+ * filter, and something else without it.  Numbers as in the table test.
+ */
+static void call_root_list(bool filtered)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+		int nr = call_number(c->name);
+		long r;
+
+		if (c->when != LR_SECCOMP_ROOT_METADATA || nr < 0)
+			continue;
+		errno = 0;
+		r = syscall(nr, -1L, -1L, 0L, 0L, 0L, 0L);
+		if (filtered)
+			cr_expect(r == -1 && errno == c->err, "%s (%d): %ld, %s", c->name, nr, r,
+				  strerror(errno));
+		else
+			cr_expect(r == -1 && errno != c->err, "%s (%d): %ld, %s without a filter",
+				  c->name, nr, r, strerror(errno));
+		n++;
+	}
+	cr_expect_geq(n, 18, "only %u calls in the uid-0 list", n);
+}
+
+Test(seccomp_run, root_metadata_list)
+{
+	load(&(struct knobs)ROOT7);
+	call_root_list(true);
+}
+
+Test(seccomp_run, root_metadata_list_without_filter)
+{
+	call_root_list(false);
+}
+
+/*
+ * uid 0 cannot make a file born setuid or setgid: open(O_CREAT), open(O_TMPFILE),
+ * creat and mknod with either bit in the mode (upper-half junk in the mode
+ * changes nothing), while the same calls without them create the file.
+ */
+/* One creating call: 0 if it created the file (then removed), else errno. */
+static int create_one(int how, const char *dir, const char *path, unsigned long mode)
+{
+	long r = -1;
+	int e;
+
+	switch (how) {
+	case 0:
+		r = syscall(SYS_open, path, O_CREAT | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 1:
+		r = syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 2:
+		r = syscall(SYS_openat, AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+		break;
+	case 3:
+		r = syscall(SYS_creat, path, mode);
+		break;
+	case 4:
+		r = syscall(SYS_mknod, path, S_IFREG | mode, 0);
+		break;
+	}
+	e = r < 0 ? errno : 0;
+	if (r >= 0 && how < 4)
+		close((int)r);
+	unlink(path);
+	return e;
+}
+
+static int create_modes(const char *dir, bool filtered)
+{
+	static const char *const how[] = { "open(O_CREAT)", "openat(O_CREAT)",
+					   "openat(O_TMPFILE)", "creat", "mknod(S_IFREG)" };
+	static const unsigned long bad[] = { 04755, 02755, 06700, 04000 | (1UL << 40) };
+	char path[256];
+	int n = 0, e;
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (int h = 0; h < (int)ARRAY_SIZE(how); h++) {
+			e = create_one(h, dir, path, bad[i]);
+			n += e == EPERM;
+			if (filtered)
+				cr_expect_eq(e, EPERM, "%s mode %#lo: %s", how[h], bad[i], strerror(e));
+			else
+				cr_expect_eq(e, 0, "%s mode %#lo without a filter: %s", how[h], bad[i],
+					     strerror(e));
+		}
+	}
+	/* and without the bits: created */
+	for (int h = 0; h < (int)ARRAY_SIZE(how); h++)
+		cr_expect_eq(e = create_one(h, dir, path, 0755), 0, "%s mode 0755: %s", how[h],
+			     strerror(e));
+	return n;
+}
+
+Test(seccomp_run, root_cannot_create_set_id_files)
+{
+	char dir[] = "/tmp/lr-seccomp-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_expect_eq(create_modes(dir, false), 0);
+	load(&(struct knobs)ROOT7);
+	cr_expect_eq(create_modes(dir, true), 20);
+	rmdir(dir);
 }
 
 Test(seccomp_run, witness)
@@ -891,7 +1112,7 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 Test(seccomp_prebuilt, equals_a_fresh_build)
 {
 	for (int abi = 0; abi <= 11; abi++) {
-		for (unsigned bits = 0; bits < 32; bits++) {
+		for (unsigned bits = 0; bits < 128; bits++) {
 			struct knobs k = {
 				.abi = abi,
 				.connect_tcp = bits & 1,
@@ -899,6 +1120,8 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 				.unrestricted_net = bits & 4,
 				.deny_subprocess = bits & 8,
 				.unix_path = bits & 16,
+				.root = bits & 32,
+				.terminal = bits & 64,
 			};
 			const struct sock_fprog *pre;
 			struct lr_plan plan;
@@ -926,4 +1149,149 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 			free(raw);
 		}
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* (c) every call of the table, in every filter compiled at build time   */
+
+/*
+ * A classic-BPF interpreter for seccomp programs: enough of it for what
+ * libseccomp emits (loads from struct seccomp_data, ALU on the accumulator,
+ * conditional jumps, returns).  An instruction it does not know fails the
+ * test, so that an unknown opcode can never pass for "allowed".
+ */
+static uint32_t bpf_run(const struct sock_fprog *prog, const struct seccomp_data *d)
+{
+	uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+
+	for (unsigned pc = 0; pc < prog->len; pc++) {
+		const struct sock_filter *i = &prog->filter[pc];
+		uint32_t src;
+
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+			if (i->code == (BPF_LD | BPF_W | BPF_ABS)) {
+				cr_assert(i->k % 4 == 0 && i->k + 4 <= sizeof(*d), "load at %u", i->k);
+				memcpy(&a, (const char *)d + i->k, 4);
+			} else if (i->code == (BPF_LD | BPF_IMM)) {
+				a = i->k;
+			} else if (i->code == (BPF_LD | BPF_MEM)) {
+				a = mem[i->k % BPF_MEMWORDS];
+			} else {
+				cr_assert_fail("BPF: unknown load %#x at %u", i->code, pc);
+			}
+			break;
+		case BPF_LDX:
+			cr_assert(i->code == (BPF_LDX | BPF_MEM) || i->code == (BPF_LDX | BPF_IMM),
+				  "BPF: unknown ldx %#x at %u", i->code, pc);
+			x = BPF_MODE(i->code) == BPF_MEM ? mem[i->k % BPF_MEMWORDS] : i->k;
+			break;
+		case BPF_ST:
+			mem[i->k % BPF_MEMWORDS] = a;
+			break;
+		case BPF_STX:
+			mem[i->k % BPF_MEMWORDS] = x;
+			break;
+		case BPF_ALU:
+			src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+			switch (BPF_OP(i->code)) {
+			case BPF_AND: a &= src; break;
+			case BPF_OR: a |= src; break;
+			case BPF_ADD: a += src; break;
+			case BPF_SUB: a -= src; break;
+			case BPF_LSH: a <<= src; break;
+			case BPF_RSH: a >>= src; break;
+			default: cr_assert_fail("BPF: unknown alu %#x at %u", i->code, pc);
+			}
+			break;
+		case BPF_JMP:
+			src = BPF_SRC(i->code) == BPF_X ? x : i->k;
+			switch (BPF_OP(i->code)) {
+			case BPF_JA: pc += i->k; break;
+			case BPF_JEQ: pc += a == src ? i->jt : i->jf; break;
+			case BPF_JGT: pc += a > src ? i->jt : i->jf; break;
+			case BPF_JGE: pc += a >= src ? i->jt : i->jf; break;
+			case BPF_JSET: pc += (a & src) ? i->jt : i->jf; break;
+			default: cr_assert_fail("BPF: unknown jump %#x at %u", i->code, pc);
+			}
+			break;
+		case BPF_RET:
+			cr_assert(BPF_RVAL(i->code) == BPF_K, "BPF: ret %#x at %u", i->code, pc);
+			return i->k;
+		case BPF_MISC:
+			if (BPF_MISCOP(i->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		default:
+			cr_assert_fail("BPF: unknown class %#x at %u", i->code, pc);
+		}
+	}
+	cr_assert_fail("BPF: fell off the end of the program");
+	return 0;
+}
+
+/* Every call of every list, in every filter lr-seccomp-gen compiled: denied
+ * with its errno where the plan asks for it, allowed where it does not. */
+Test(seccomp_prebuilt, every_listed_call_is_in_the_filter)
+{
+#ifndef NATIVE_ARCH
+	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+#else
+	unsigned denied = 0, keys = 0;
+
+	for (unsigned key = 0; key < LR_SECCOMP_KEYS; key++) {
+		struct lr_plan plan;
+		const struct sock_fprog *prog;
+
+		memset(&plan, 0, sizeof(plan));
+		plan.seccomp = true;
+		lr_seccomp_key_plan(key, &plan);
+		if (lr_seccomp_key(&plan) != key)
+			continue; /* an alias: network bits without a restricted network */
+		keys++;
+		prog = lr_seccomp_prebuilt(&plan);
+		for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+			const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+			struct seccomp_data d = { .arch = NATIVE_ARCH };
+			bool want = lr_seccomp_call_denied(c, &plan);
+			uint32_t got;
+
+			d.nr = call_number(c->name);
+			if (d.nr < 0)
+				continue;
+			if (c->nr)
+				cr_expect_eq(c->nr, d.nr, "%s: seccomp.c says %d, the kernel %d",
+					     c->name, c->nr, d.nr);
+			got = bpf_run(prog, &d);
+			cr_expect_eq(got, want ? SECCOMP_RET_ERRNO | (uint32_t)c->err : SECCOMP_RET_ALLOW,
+				     "key %u: %s (%d): action %#x, want it %s", key, c->name, d.nr, got,
+				     want ? "denied" : "allowed");
+			denied += want;
+		}
+	}
+	cr_expect_gt(denied, keys * 40, "only %u denials checked in %u filters", denied, keys);
+#endif
+}
+
+/* Controls for the interpreter: getpid passes, a foreign architecture is
+ * killed. */
+Test(seccomp_prebuilt, interpreter_controls)
+{
+#ifndef NATIVE_ARCH
+	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+#else
+	struct lr_plan plan;
+	struct seccomp_data d = { .nr = SYS_getpid, .arch = NATIVE_ARCH };
+
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	lr_seccomp_key_plan(0, &plan);
+	cr_expect_eq(bpf_run(lr_seccomp_prebuilt(&plan), &d), SECCOMP_RET_ALLOW);
+	d.nr = SYS_unshare;
+	cr_expect_eq(bpf_run(lr_seccomp_prebuilt(&plan), &d), SECCOMP_RET_ERRNO | EPERM);
+	d.arch = AUDIT_ARCH_I386;
+	cr_expect_eq(bpf_run(lr_seccomp_prebuilt(&plan), &d), SECCOMP_RET_KILL_PROCESS);
+#endif
 }

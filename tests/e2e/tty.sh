@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The terminal: a leftover of the command must not read what is typed at the
+# user's shell once the command has exited.  TAP output.
+#
+#   tty.sh LANDRUN LR_TTY [--as-nobody]
+#
+# Each case runs an interactive bash in a private tmux server (send-keys,
+# capture-pane), types a command at it that leaves a background child behind
+# (lr-tty leftover METHOD: it tries one way out of job control, then reads
+# the terminal and writes what it read into a file), then types a line at
+# the shell.  Judged outside the sandbox: the shell ran the line, and the
+# leftover's file holds none of it.  Each escape also runs without landrun,
+# where it must steal the line, or the test proves nothing.
+#
+# The positive controls: an interactive bash under landrun runs commands and
+# stops one on Ctrl-C; --explain says what it does with the terminal.
+
+set -u
+
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start tty landrun lr-tty -- "$@"	# from here on, the body
+
+LANDRUN=$BIN/landrun
+LRTTY=$BIN/lr-tty
+W=$TMP/t/.work-$$
+mkdir -p "$W" || exit 1
+UID_NOW=$(id -u)
+export HOME=$TMP/t PATH=/usr/bin:/bin
+
+e2e_hello "landrun tty" "binaries in $BIN"
+
+# a failed check shows the last leftover's state
+STATUS= STOLEN= SHELL_GOT=
+diag() {
+	echo "#   leftover: $STATUS"
+	echo "#   it read: $(printf %q "$STOLEN")"
+	echo "#   the shell wrote: $(printf %q "$SHELL_GOT")"
+}
+
+if ! command -v tmux >/dev/null; then
+	echo "1..0 # SKIP tmux missing (Debian package tmux)"
+	exit 0
+fi
+
+SOCK=$TMP/t/tmux.sock
+tm() { tmux -S "$SOCK" "$@"; }
+cleanup_tmux() { tm kill-server 2>/dev/null; }
+trap 'cleanup_tmux; rm -rf "$TMP"' EXIT
+
+pane() { tm capture-pane -p -t "$1" 2>/dev/null; }
+# wait_file FILE SECONDS: until FILE exists and is not empty
+wait_file() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# shell NAME: a fresh interactive bash in its own tmux session (its prompt is
+# "$ "), in the work directory
+shell() {
+	tm -f /dev/null new-session -d -s "$1" -x 150 -y 40 -c "$W" \
+		"env -i PATH=$PATH HOME=$HOME TERM=xterm PS1='\$ ' bash --norc --noprofile -i"
+	local i
+	for i in $(seq 1 50); do
+		pane "$1" | grep -q '^\$' && return 0
+		sleep 0.1
+	done
+	echo "# the shell of $1 did not start"
+	return 1
+}
+
+# type NAME TEXT: type TEXT and Enter at NAME's terminal
+type_line() {
+	tm send-keys -t "$1" -l "$2" && tm send-keys -t "$1" Enter
+}
+
+# leftover NAME METHOD WRAP...: at a fresh shell, run WRAP... lr-tty leftover
+# METHOD (which exits at once, leaving its child behind); then type a
+# command line at the shell that writes a marker into $W/NAME.shell.  Sets
+# STOLEN (what the leftover read: $W/NAME), STATUS (how its escape and its
+# reads went) and SHELL_GOT.
+leftover() {
+	local name=$1 method=$2 line
+	shift 2
+	rm -f "$W/$name" "$W/$name".*
+	shell "$name" || return 1
+	type_line "$name" "$* $LRTTY leftover $method $W/$name"
+	# its escape comes half a second after the command exited
+	wait_file "$W/$name.status" 5
+	sleep 0.3
+	line="echo typed-at-the-shell-$name > $W/$name.shell"
+	type_line "$name" "$line"
+	sleep 1
+	type_line "$name" "echo second-line-$name >> $W/$name.shell"
+	sleep 1
+	STOLEN=$(cat "$W/$name" 2>/dev/null)
+	SHELL_GOT=$(cat "$W/$name.shell" 2>/dev/null)
+	STATUS=$(tr '\n' ' ' <"$W/$name.status" 2>/dev/null)
+	[ -s "$W/$name.pid" ] && kill -9 "$(cat "$W/$name.pid")" 2>/dev/null
+	tm kill-session -t "$name" 2>/dev/null
+	return 0
+}
+
+LR=("$LANDRUN" --rox "$BIN" --rw "$W" --)
+
+# ===========================================================================
+# The escapes: without landrun each steals typed input; under it none does.
+
+for method in spgrp setsid notty joinshell none; do
+	# the thief races the shell for the terminal: on a loaded machine it may
+	# lose a round, so the control has three
+	for try in 1 2 3; do
+		leftover "c-$method" "$method"
+		echo "# control $method, round $try: status: $STATUS; stolen: $(printf %q "$STOLEN")"
+		[ -n "$STOLEN" ] || [ "$method" = none ] && break
+	done
+	if [ "$method" = none ]; then
+		# a plain leftover is stopped by job control even without landrun
+		assert "control: a plain leftover reads nothing, job control stops it (${STATUS})" \
+			[ -z "$STOLEN" ]
+	else
+		assert "control: without landrun, the $method leftover reads what is typed at the shell" \
+			[ -n "$STOLEN" ]
+	fi
+
+	leftover "l-$method" "$method" "${LR[@]}"
+	echo "# landrun $method: status: $STATUS; stolen: $(printf %q "$STOLEN")"
+	if [ "$method" != none ]; then
+		assert "landrun: the $method escape is denied (EPERM)" \
+			grep -q "^$method=1\$" "$W/l-$method.status"
+	fi
+	assert "landrun: the $method leftover reads nothing typed at the shell" [ -z "$STOLEN" ]
+	assert "landrun: the shell got both lines ($method)" \
+		eval '[ "$(printf "%s\n" "$SHELL_GOT" | head -1)" = "typed-at-the-shell-l-$method" ] &&
+		printf "%s\n" "$SHELL_GOT" | grep -qx "second-line-l-$method"'
+done
+
+# TIOCSCTTY: a session leader (landrun started by setsid) with the user's
+# terminal on fd 0 may not take another terminal as its controlling one.
+shell sctty
+type_line sctty "setsid -w $LRTTY sctty < \$(tty); echo outside=\$? > $W/sctty.out"
+type_line sctty "setsid -w $LANDRUN --on-unsupported=ignore --rox $BIN --rw /dev/ptmx,/dev/pts -- $LRTTY sctty < \$(tty); echo inside=\$? >> $W/sctty.out"
+wait_file "$W/sctty.out" 5 && sleep 1
+echo "# TIOCSCTTY: $(tr '\n' ' ' <"$W/sctty.out" 2>/dev/null)"
+tm kill-session -t sctty 2>/dev/null
+assert "control: outside landrun, a session leader takes a new pty as its terminal" \
+	grep -qx "outside=0" "$W/sctty.out"
+assert "landrun: TIOCSCTTY is denied (EPERM)" grep -qx "inside=1" "$W/sctty.out"
+
+# ===========================================================================
+# Positive controls: an interactive bash under landrun.
+
+BASH_LR=("$LANDRUN" --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/tty,/dev/null
+	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
+shell bash
+type_line bash "${BASH_LR[*]}"
+sleep 1
+type_line bash "echo ran-$((6 * 7))-inside > $W/bash.out"
+type_line bash "sleep 30"
+sleep 0.5
+tm send-keys -t bash C-c
+sleep 0.5
+type_line bash "echo after-ctrl-c >> $W/bash.out; ls $W >> $W/bash.out"
+type_line bash "echo \$(echo sub) | tr a-z A-Z >> $W/bash.out"
+type_line bash "exit"
+sleep 1
+type_line bash "echo outer-shell-back > $W/bash.back"
+wait_file "$W/bash.back" 5
+SCREEN=$(pane bash)
+echo "# the bash under landrun printed:"
+grep -iE "job control|setpgid|tcsetpgrp|Operation not permitted" <<<"$SCREEN" | sed 's/^/#   /'
+tm kill-session -t bash 2>/dev/null
+assert "bash under landrun: runs a command" grep -qx "ran-42-inside" "$W/bash.out"
+assert "bash under landrun: Ctrl-C stops sleep and the next command runs" \
+	grep -qx "after-ctrl-c" "$W/bash.out"
+assert "bash under landrun: pipes and command substitution" grep -qx "SUB" "$W/bash.out"
+assert "bash under landrun: exit gives the terminal back to the outer shell" \
+	grep -qx "outer-shell-back" "$W/bash.back"
+
+# ===========================================================================
+# --explain: requested when a terminal is within reach; lost when the
+# command would hold another session's terminal.
+
+shell explain
+EXPLAIN=("$LANDRUN" --explain --rox "$BIN" -- /bin/true)
+type_line explain "${EXPLAIN[*]} > $W/explain.tty"
+type_line explain "setsid -w ${EXPLAIN[*]} < /dev/null > $W/explain.none 2>&1"
+type_line explain "setsid -w ${EXPLAIN[*]} < \$(tty) > $W/explain.foreign 2>&1"
+type_line explain "setsid -w $LANDRUN --on-unsupported=error --rox $BIN -- $LRTTY sctty < \$(tty) > $W/error.foreign 2>&1; echo \$? > $W/error.rc"
+wait_file "$W/error.rc" 5
+tm kill-session -t explain 2>/dev/null
+assert "--explain in a terminal: tty.foreground by seccomp" \
+	grep -qE '^ *tty\.foreground +seccomp' "$W/explain.tty"
+assert "--explain with no terminal (setsid, </dev/null): tty.foreground off" \
+	grep -qE '^ *tty\.foreground +off' "$W/explain.none"
+assert "--explain with another session's terminal on fd 0: tty.foreground LOST" \
+	grep -qE '^ *tty\.foreground +LOST' "$W/explain.foreign"
+assert "--on-unsupported=error then refuses (125) and names tty.foreground" \
+	eval '[ "$(cat "$W/error.rc")" = 125 ] && grep -q "cannot enforce tty.foreground" "$W/error.foreign"'
+
+tap_done
