@@ -455,6 +455,9 @@ static int hole_closed(const struct lr_hole *h)
 		return errno == EACCES || errno == ENOENT ? 0 : -errno;
 	}
 	sr = stat(h->path, &st);
+	/* EACCES: the command cannot even reach it (file modes, --user) */
+	if (sr < 0 && errno == EACCES)
+		return 0;
 	if (sr < 0 && errno != ENOENT)
 		return -errno;
 	if (sr < 0 || S_ISDIR(st.st_mode)) {

@@ -322,6 +322,10 @@ const struct lr_seccomp_call lr_seccomp_calls[] = {
 	{ "open_tree_attr", 467, EPERM, LR_SECCOMP_ALWAYS }, ALWAYS(EPERM, "fsopen"),
 	ALWAYS(EPERM, "fsconfig"), ALWAYS(EPERM, "fsmount"), ALWAYS(EPERM, "fspick"),
 	ALWAYS(EPERM, "mount_setattr"),
+	/* the mount table and the namespaces of the whole system, which the
+	 * profiles keep out of /proc (mountinfo) */
+	{ "statmount", 457, EPERM, LR_SECCOMP_ALWAYS }, { "listmount", 458, EPERM, LR_SECCOMP_ALWAYS },
+	{ "listns", 470, EPERM, LR_SECCOMP_ALWAYS },
 	/* keyrings */
 	ALWAYS(EPERM, "keyctl"), ALWAYS(EPERM, "add_key"), ALWAYS(EPERM, "request_key"),
 	/* kernel attack surface */

@@ -279,8 +279,12 @@ else
 		"$(ls -la "$H/.local/share/landrun/opencode/data" "$H/.local/share/opencode" "$H/.cache/opencode" 2>&1)"
 fi
 # Without a TMPDIR it got a new private one (base's private-tmp), not /tmp.
-new_tmp=$(comm -13 "$W/tmpdirs.before" <(ls -d /tmp/landrun.* 2>/dev/null | sort) | head -n 1)
-if [ -n "$new_tmp" ] && ls -A "$new_tmp/tmp" | grep -q '\.so$'; then
+# (other runs may make /tmp/landrun.* meanwhile: any new one with the .so)
+new_tmp=
+for d in $(comm -13 "$W/tmpdirs.before" <(ls -d /tmp/landrun.* 2>/dev/null | sort)); do
+	ls -A "$d/tmp" 2>/dev/null | grep -q '\.so$' && new_tmp=$d
+done
+if [ -n "$new_tmp" ]; then
 	ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR"
 else
 	not_ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR" \

@@ -240,8 +240,9 @@ static const struct {
 	const char *name;
 	int nr;
 } new_calls[] = {
-	{ "fchmodat2", 452 }, { "setxattrat", 463 }, { "removexattrat", 466 },
-	{ "open_tree_attr", 467 }, { "file_setattr", 469 },
+	{ "fchmodat2", 452 }, { "statmount", 457 }, { "listmount", 458 }, { "setxattrat", 463 },
+	{ "removexattrat", 466 }, { "open_tree_attr", 467 }, { "file_setattr", 469 },
+	{ "listns", 470 },
 };
 
 /* The number of NAME on this architecture: -1 if it has no such call. */
