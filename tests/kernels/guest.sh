@@ -83,9 +83,13 @@ trap cleanup EXIT
 
 # ---------------------------------------------------------------- fixtures
 P_OK=47801 P_BAD=47802 P_UDP=47803
-mkdir -p "$F/ro" "$F/rw" "$F/secret" "$F/out" || exit 1
+mkdir -p "$F/ro" "$F/rw" "$F/secret" "$F/out" "$F/proj/src" "$F/proj/.git" || exit 1
 echo "ro content" >"$F/ro/f"
 echo "SECRET=kernels-hunter2" >"$F/secret/.env"
+# a project: a secret and a git directory inside a writable grant
+echo "SECRET=kernels-proj" >"$F/proj/.env"
+echo "code" >"$F/proj/src/a"
+printf '[core]\n\tbare = false\n' >"$F/proj/.git/config"
 cp "$TRY" "$F/rw/x"
 serve tcp_ok tcp $P_OK
 serve tcp_bad tcp $P_BAD
@@ -96,7 +100,9 @@ serve unix_in unix "$F/rw/in.sock"
 serve abstract abstract "lrk-abstract-$UID_NOW"
 serve signal signal
 
-GRANTS="--rox $BIN --ro $F/ro,/dev/null --rw $F/rw"
+# (--log-level error: the line that says what was kept out of the project is
+# not a warning, and "ignore: says nothing" is about warnings)
+GRANTS="--rox $BIN --ro $F/ro,/dev/null --rw $F/rw,$F/proj --log-level error"
 policy() {
 	case $1 in
 	tcp) POL="$GRANTS --connect-tcp $P_OK" ;;
@@ -104,7 +110,7 @@ policy() {
 	unix) POL="$GRANTS --unix $F/out/ok.sock --deny-subprocess" ;;
 	esac
 }
-IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev net.sockets net.tcp net.udp net.unix
+IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev fs.secrets fs.protected net.sockets net.tcp net.udp net.unix
 scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
 privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.closed"
 
@@ -113,7 +119,7 @@ privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.close
 ge() { [ "$ABI" -ge "$1" ]; }
 want_layer() {
 	case $2 in
-	fs.read | fs.write | fs.exec) ge 1 && echo landlock || echo lost ;;
+	fs.read | fs.write | fs.exec | fs.secrets | fs.protected) ge 1 && echo landlock || echo lost ;;
 	fs.truncate) ge 3 && echo landlock || echo lost ;;
 	fs.ioctl-dev) ge 5 && echo landlock || echo lost ;;
 	net.sockets | kernel.surface | kernel.foreign-abi) echo seccomp ;;
@@ -197,6 +203,16 @@ attack_fs_ioctl_dev() {
 	control "ioctl outside" plain "$KG" ioctl-dev /dev/null &&
 	control "granted ioctl (--rw /dev/null)" run "$LR" --rox "$BIN" --rw /dev/null -- "$KG" ioctl-dev /dev/null &&
 	{ lr "$KG" ioctl-dev /dev/null; verdict 13; }
+}
+attack_fs_secrets() { # the project's .env, inside a granted tree
+	control "read outside" plain "$TRY" read "$F/proj/.env" &&
+	control "granted read beside it" lr "$TRY" read "$F/proj/src/a" &&
+	{ lr "$TRY" read "$F/proj/.env"; verdict 13; }
+}
+attack_fs_protected() { # the project's .git/config, inside a writable grant
+	control "granted write beside it" lr "$TRY" write "$F/proj/src/a" &&
+	{ lr "$TRY" write "$F/proj/.git/config"; verdict 13; }
+	printf '[core]\n\tbare = false\n' >"$F/proj/.git/config"
 }
 attack_net_sockets() { # each kind that works outside must be refused inside
 	local op tried=
