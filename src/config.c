@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -284,17 +285,21 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	_cleanup_free_ char *real = NULL, *copy = NULL;
 	char msg[sizeof(err->msg)];
 	unsigned outer_source;
+	struct stat fst;
 	FILE *f;
-	int line;
+	int fd, line;
 
 	if (depth > LR_CONFIG_MAX_DEPTH) {
 		lr_opt_fail(err, "%s: policy files nested more than %d deep", path,
 			  LR_CONFIG_MAX_DEPTH);
 		return LR_CONFIG_ERR_OPEN;
 	}
-	f = fopen(path, "re");
+	fd = lr_open_regular(path, &fst);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
 	if (!f || !(real = realpath(path, NULL))) {
-		lr_opt_fail(err, "%s: %s", path, strerror(errno));
+		lr_opt_fail(err, "%s: %s", path, lr_open_strerror(fd < 0 ? fd : -errno));
+		if (fd >= 0 && !f)
+			close(fd);
 		if (f)
 			fclose(f);
 		return LR_CONFIG_ERR_OPEN;

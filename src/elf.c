@@ -103,7 +103,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct elf_ctx *c, int ret
 
 static int fail_errno(struct elf_ctx *c, int ret, const char *path)
 {
-	return fail(c, ret, "%s: %s", path, strerror(-ret));
+	return fail(c, ret, "%s: %s", path, lr_open_strerror(ret));
 }
 
 static void info_free(struct elf_info *info)
@@ -148,21 +148,10 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 static int open_file(const char *path, int *fdp, uint64_t *sizep)
 {
 	struct stat st;
-	int fd;
+	int fd = lr_open_regular(path, &st);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
-	}
+		return fd;
 	*fdp = fd;
 	*sizep = (uint64_t)st.st_size;
 	return 0;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "landrun/util.h"
 
@@ -41,6 +43,39 @@ static int array_reserve(void *arr_ptr, size_t *cap, size_t need, size_t size)
 	*arr = grown;
 	*cap = ncap;
 	return 0;
+}
+
+static int not_regular(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+}
+
+int lr_open_regular(const char *path, struct stat *st)
+{
+	int fd;
+
+	/* a device is refused before it is opened; the fstat below closes the race */
+	if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
+		return not_regular(st);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return not_regular(st);
+	}
+	return fd;
+}
+
+const char *lr_open_strerror(int ret)
+{
+	return ret == -EINVAL ? "not a regular file" : strerror(-ret);
 }
 
 bool lr_path_beneath(const char *path, const char *dir)

@@ -570,3 +570,60 @@ Test(elf, random_corruption_does_not_crash)
 			cr_assert_eq(out.v[i][0], '/');
 	}
 }
+
+/*
+ * A FIFO planted where --ldd looks must not hang landrun at start: an open
+ * of it would wait for a writer forever.  The alarm turns a hang into a
+ * failure long before Criterion's timeout.  Devices are refused too.
+ */
+Test(elf, fifo_or_device_interpreter_is_refused_without_hanging)
+{
+	char line[PATH_MAX + 16];
+
+	alarm(10);
+	cr_assert_eq(mkfifo(at("fifo"), 0755), 0);
+	snprintf(line, sizeof(line), "#!%s\n", at("fifo"));
+	write_file("script", line, 0755);
+	cr_assert_eq(deps(at("script"), NULL), -EINVAL);
+	cr_assert(strstr(err, at("fifo")) && strstr(err, "not a regular file"), "err: %s", err);
+
+	write_file("dev", "#!/dev/null\n", 0755);
+	cr_assert_eq(deps(at("dev"), NULL), -EINVAL);
+	cr_assert(strstr(err, "/dev/null: not a regular file"), "err: %s", err);
+
+	/* PT_INTERP naming a FIFO */
+	write_file("main.c", "int main(void) { return 0; }\n", 0644);
+	sh("cc -o '%s/prog' '%s/main.c' -Wl,--dynamic-linker='%s'", dir, dir, at("fifo"));
+	cr_assert_eq(deps(at("prog"), NULL), -EINVAL);
+	cr_assert(strstr(err, "not a regular file"), "err: %s", err);
+
+	/* the control: the same script with a regular interpreter */
+	cr_assert_eq(unlink(at("fifo")), 0);
+	cr_assert_eq(symlink("/bin/sh", at("fifo")), 0);
+	lr_strlist_free(&out);
+	cr_assert_eq(deps(at("script"), NULL), 0, "%s", err);
+	cr_assert(has(at("fifo")));
+	assert_has_interp();
+}
+
+Test(elf, fifo_libraries_on_the_search_path_are_skipped)
+{
+	char llp[2 * PATH_MAX + 2];
+
+	alarm(10);
+	build_prog("good", "");
+	sh("mkdir -p '%s/bad/glibc-hwcaps/x86-64-v3'", dir);
+	cr_assert_eq(mkfifo(at("bad/libfoo.so"), 0755), 0);
+	cr_assert_eq(mkfifo(at("bad/glibc-hwcaps/x86-64-v3/libfoo.so"), 0755), 0);
+	snprintf(llp, sizeof(llp), "%s:%s", at("bad"), at("good"));
+	cr_assert_eq(deps(at("prog"), llp), 0, "%s", err);
+	cr_assert(has(at("good/libfoo.so")));
+	cr_assert(!has(at("bad/libfoo.so")) && !has(at("bad/glibc-hwcaps/x86-64-v3/libfoo.so")));
+	/* the control: only the FIFOs in bad/ stood in the way */
+	lr_strlist_free(&out);
+	cr_assert_eq(unlink(at("bad/libfoo.so")), 0);
+	sh("cp '%s/good/libfoo.so' '%s/bad/libfoo.so'", dir, dir);
+	cr_assert_eq(deps(at("prog"), llp), 0, "%s", err);
+	cr_assert(has(at("bad/libfoo.so")) && !has(at("good/libfoo.so")));
+}
+
