@@ -270,7 +270,7 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 	uint64_t strtab_addr = 0, strsz = 0, strtab_off = 0;
 	uint64_t rpath = 0, runpath = 0, soname = 0;
 	bool has_strtab = false, has_strsz = false, has_rpath = false, has_runpath = false;
-	bool has_soname = false;
+	bool has_soname = false, strtab_ok = false;
 	size_t ndyn = 0, nneeded = 0;
 	Elf64_Ehdr eh;
 	int ret;
@@ -378,14 +378,17 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 		    strtab_addr - ph[i].p_vaddr >= ph[i].p_filesz)
 			continue;
 		strtab_off = ph[i].p_offset + (strtab_addr - ph[i].p_vaddr);
-		if (strtab_off < ph[i].p_offset ||
-		    strsz > ph[i].p_filesz - (strtab_addr - ph[i].p_vaddr))
-			break;
-		strtab = malloc(strsz ? strsz : 1);
+		strtab_ok = strtab_off >= ph[i].p_offset &&
+			    strsz <= ph[i].p_filesz - (strtab_addr - ph[i].p_vaddr);
 		break;
 	}
-	if (!strtab || strsz == 0 || strsz > LR_ELF_MAX_TABLE || !range_ok(strtab_off, strsz, size))
+	/* p_filesz comes from the file too: only the file's size bounds STRSZ */
+	if (!strtab_ok || strsz == 0 || strsz > LR_ELF_MAX_TABLE ||
+	    !range_ok(strtab_off, strsz, size))
 		return fail(c, -ENOEXEC, "%s: bad dynamic string table", path);
+	strtab = malloc(strsz);
+	if (!strtab)
+		return -ENOMEM;
 	ret = read_at(fd, strtab, strsz, strtab_off);
 	if (ret < 0)
 		return fail_errno(c, ret, path);

@@ -627,3 +627,41 @@ Test(elf, fifo_libraries_on_the_search_path_are_skipped)
 	cr_assert(has(at("bad/libfoo.so")) && !has(at("good/libfoo.so")));
 }
 
+/* Set the file size of the PT_LOAD that holds the dynamic string table. */
+static void patch_load_filesz(const char *name, uint64_t filesz)
+{
+	struct dyn_loc d = locate(name);
+
+	for (int i = 0; i < d.eh.e_phnum; i++) {
+		off_t off = (off_t)(d.eh.e_phoff + i * sizeof(Elf64_Phdr));
+		Elf64_Phdr ph;
+
+		read_file(name, &ph, sizeof(ph), off);
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0) {
+			ph.p_filesz = filesz;
+			patch(name, off, &ph, sizeof(ph));
+			return;
+		}
+	}
+	cr_assert_fail("no PT_LOAD at offset 0 in %s", name);
+}
+
+/*
+ * A DT_STRSZ that its PT_LOAD's (hostile) p_filesz allows but the file does
+ * not: refused before anything is allocated.  Under AddressSanitizer
+ * (scripts/test.sh runs the unit tests so), an allocation this large aborts.
+ */
+Test(elf, string_table_larger_than_the_file_is_refused_before_malloc)
+{
+	static const uint64_t sizes[] = { (uint64_t)1 << 40, (uint64_t)1 << 62 };
+
+	build_prog(".", "-Wl,-rpath,'$ORIGIN'");
+	cr_assert_eq(deps(at("prog"), NULL), 0, "the control: %s", err);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		patch_dyn("big", DT_STRSZ, sizes[i]);
+		patch_load_filesz("big", UINT64_MAX / 2);
+		cr_assert_eq(deps(at("big"), NULL), -ENOEXEC, "DT_STRSZ %#llx",
+			     (unsigned long long)sizes[i]);
+		cr_assert(strstr(err, "bad dynamic string table"), "err: %s", err);
+	}
+}
