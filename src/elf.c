@@ -566,6 +566,15 @@ static int search_list(struct elf_ctx *c, const char *list, const char *seps, co
 		ret = expand_dst(p, len, origin, &dir);
 		if (ret < 0)
 			return ret;
+		/* ld.so takes a relative element from the current directory */
+		if (dir && dir[0] != '/') {
+			char *abs = make_abs(dir);
+
+			if (!abs)
+				return -ENOMEM;
+			free(dir);
+			dir = abs;
+		}
 		if (dir) {
 			ret = search_dir(c, dir, name, found);
 			if (ret != 0)

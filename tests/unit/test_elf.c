@@ -665,3 +665,18 @@ Test(elf, string_table_larger_than_the_file_is_refused_before_malloc)
 		cr_assert(strstr(err, "bad dynamic string table"), "err: %s", err);
 	}
 }
+
+/* A relative LD_LIBRARY_PATH element is taken from the current directory,
+ * as ld.so does, and what is found is still listed by its absolute path. */
+Test(elf, relative_search_path_gives_absolute_paths)
+{
+	char cwd[PATH_MAX];
+
+	build_prog("sub", "");
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(dir), 0);
+	cr_assert_eq(deps("prog", "sub"), 0, "%s", err);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert(has(at("sub/libfoo.so")), "libfoo.so not listed by its absolute path");
+	assert_sane();
+}
