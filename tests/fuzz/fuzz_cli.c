@@ -50,9 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	double start;
 	char *argv[MAX_ARGS + 2], *copy;
-	struct lr_cli_error err;
+	struct lr_opt_error err;
 	struct lr_policy policy;
-	enum lr_cli_result r;
+	enum lr_opt_result r;
 	int argc = 1;
 
 	copy = malloc(size + 1);
@@ -74,12 +74,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lr_fuzz_check_quick(start, "lr_cli_parse");
 	lr_fuzz_check(!lr_fuzz_interrupted(err.msg, data, size), "an open was interrupted: %s",
 		      err.msg);
-	lr_fuzz_check(r == LR_CLI_ERROR || r == LR_CLI_RUN || r == LR_CLI_HELP ||
-			      r == LR_CLI_VERSION,
+	lr_fuzz_check(r == LR_OPT_ERROR || r == LR_OPT_RUN || r == LR_OPT_SHOW_HELP ||
+			      r == LR_OPT_SHOW_VERSION,
 		      "result %d", r);
-	lr_fuzz_check(r != LR_CLI_ERROR || err.msg[0],
+	lr_fuzz_check(r != LR_OPT_ERROR || err.msg[0],
 		      "error message '%s'", err.msg);
-	if (r == LR_CLI_RUN)
+	if (r == LR_OPT_RUN)
 		lr_fuzz_check(policy.argv >= argv + 1 && policy.argv <= argv + argc,
 			      "the command is not in argv");
 	lr_policy_free(&policy);

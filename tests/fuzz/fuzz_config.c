@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	double start;
 	const char *p = (const char *)data, *end = p + size;
-	struct lr_cli_error err;
+	struct lr_opt_error err;
 	struct lr_policy policy;
 	int r;
 
