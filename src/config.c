@@ -155,13 +155,17 @@ static int setting_value(struct file_state *st, const char *name, unsigned flags
 {
 	char why[256];
 
-	if (lr_config_expand(raw, out, why, sizeof(why)) < 0)
-		return lr_opt_fail(st->err, "%s: %s", name, why);
+	if (lr_config_expand(raw, out, why, sizeof(why)) < 0) {
+		lr_opt_fail(st->err, "%s: %s", name, why);
+		return LR_OPT_ERROR;
+	}
 	if ((flags & LR_OPTF_PATH) && **out && **out != '/') {
 		char *abs;
 
-		if (asprintf(&abs, "%s/%s", st->dir, *out) < 0)
-			return lr_opt_fail(st->err, "out of memory");
+		if (asprintf(&abs, "%s/%s", st->dir, *out) < 0) {
+			lr_opt_fail(st->err, "out of memory");
+			return LR_OPT_ERROR;
+		}
 		free(*out);
 		*out = abs;
 	}
