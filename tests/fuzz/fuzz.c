@@ -66,7 +66,7 @@ const char *lr_fuzz_dir(void)
 	return dir;
 }
 
-void lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode)
+int lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode)
 {
 	const char *p = data;
 	int fd;
@@ -74,7 +74,7 @@ void lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode)
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
-		lr_fuzz_fail(__FILE__, __LINE__, "open", "%s: %s", path, strerror(errno));
+		return -errno;
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -84,23 +84,25 @@ void lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode)
 		len -= (size_t)n;
 	}
 	close(fd);
+	return 0;
 }
 
-void lr_fuzz_mkdirs(const char *path)
+int lr_fuzz_mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
+	char *s = buf;
 
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
+	do {
+		s = strchr(s + 1, '/');
+		if (s)
+			*s = '\0';
 		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			lr_fuzz_fail(__FILE__, __LINE__, "mkdir", "%s: %s", buf, strerror(errno));
-		*s = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		lr_fuzz_fail(__FILE__, __LINE__, "mkdir", "%s: %s", buf, strerror(errno));
+			return -errno;
+		if (s)
+			*s = '/';
+	} while (s);
+	return 0;
 }
 
 double lr_fuzz_now(void)
@@ -125,4 +127,10 @@ bool lr_fuzz_interrupted(const char *msg, const uint8_t *data, size_t size)
 	const char *what = strerror(EINTR);
 
 	return strstr(msg, what) && !memmem(data, size, what, strlen(what));
+}
+
+void lr_fuzz_must(int r, const char *what)
+{
+	if (r < 0)
+		lr_fuzz_fail(__FILE__, __LINE__, "setup", "%s: %s", what, strerror(-r));
 }

@@ -18,11 +18,14 @@ const char *lr_fuzz_dir(void);
 /* Remove everything beneath DIR, keeping DIR itself. */
 void lr_fuzz_clear(const char *dir);
 
-/* Create (or replace) the file PATH with LEN bytes of DATA and MODE. */
-void lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode);
+/* Create (or replace) the file PATH with LEN bytes of DATA and MODE.  0 or -errno. */
+int lr_fuzz_write(const char *path, const void *data, size_t len, mode_t mode);
 
-/* mkdir -p PATH (mode 0755); aborts on failure other than EEXIST. */
-void lr_fuzz_mkdirs(const char *path);
+/* mkdir -p PATH (mode 0755).  0 or -errno. */
+int lr_fuzz_mkdirs(const char *path);
+
+/* Abort unless R (0 or -errno) is 0: a setup step on WHAT failed. */
+void lr_fuzz_must(int r, const char *what);
 
 /* A monotonic clock reading, for lr_fuzz_check_quick. */
 double lr_fuzz_now(void);

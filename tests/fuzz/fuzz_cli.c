@@ -33,10 +33,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (chdir(dir) < 0)
 		abort();
 	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
-	lr_fuzz_mkdirs("xdg/landrun/profiles");
-	lr_fuzz_mkdirs("d");
-	lr_fuzz_write("c.conf", conf, sizeof(conf) - 1, 0644);
-	lr_fuzz_write("xdg/landrun/profiles/p.conf", prof, sizeof(prof) - 1, 0644);
+	lr_fuzz_must(lr_fuzz_mkdirs("xdg/landrun/profiles"), "xdg/landrun/profiles");
+	lr_fuzz_must(lr_fuzz_mkdirs("d"), "d");
+	lr_fuzz_must(lr_fuzz_write("c.conf", conf, sizeof(conf) - 1, 0644), "c.conf");
+	lr_fuzz_must(lr_fuzz_write("xdg/landrun/profiles/p.conf", prof, sizeof(prof) - 1, 0644),
+		     "xdg/landrun/profiles/p.conf");
 	if (mkfifo("fifo", 0644) < 0)
 		abort();
 	clearenv();
@@ -77,8 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lr_fuzz_check(r == LR_OPT_ERROR || r == LR_OPT_RUN || r == LR_OPT_SHOW_HELP ||
 			      r == LR_OPT_SHOW_VERSION,
 		      "result %d", r);
-	lr_fuzz_check(r != LR_OPT_ERROR || err.msg[0],
-		      "error message '%s'", err.msg);
+	lr_fuzz_check(r != LR_OPT_ERROR || err.msg[0], "error message '%s'", err.msg);
 	if (r == LR_OPT_RUN)
 		lr_fuzz_check(policy.argv >= argv + 1 && policy.argv <= argv + argc,
 			      "the command is not in argv");

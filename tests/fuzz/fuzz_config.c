@@ -21,8 +21,8 @@
 #include "landrun/config.h"
 #include "landrun/policy.h"
 
-static const char *const files[] = { "a.conf", "b.conf", "sub/c.conf",
-				     "xdg/landrun/profiles/p.conf" };
+static const char *const files[] = {"a.conf", "b.conf", "sub/c.conf",
+				    "xdg/landrun/profiles/p.conf"};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -34,8 +34,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (chdir(dir) < 0)
 		abort();
 	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
-	lr_fuzz_mkdirs("sub/dir.conf");
-	lr_fuzz_mkdirs("xdg/landrun/profiles");
+	lr_fuzz_must(lr_fuzz_mkdirs("sub/dir.conf"), "sub/dir.conf");
+	lr_fuzz_must(lr_fuzz_mkdirs("xdg/landrun/profiles"), "xdg/landrun/profiles");
 	if (mkfifo("fifo.conf", 0644) < 0 || symlink("/dev/zero", "zero.conf") < 0 ||
 	    symlink("../a.conf", "sub/loop.conf") < 0)
 		abort();
@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unlink(files[i]);
 			continue;
 		}
-		lr_fuzz_write(files[i], p, (size_t)((nul ? nul : end) - p), 0644);
+		lr_fuzz_must(lr_fuzz_write(files[i], p, (size_t)((nul ? nul : end) - p), 0644),
+			     files[i]);
 		p = nul ? nul + 1 : NULL;
 	}
 	lr_policy_init(&policy);

@@ -44,9 +44,9 @@ static void check_same(const struct lr_kvlist *a, const struct lr_kvlist *b, con
 /* KEY="VALUE" lines, with the three escapes the parser knows. */
 static void round_trip(const struct lr_kvlist *kv)
 {
-	struct lr_kvlist again = { 0 };
+	struct lr_kvlist again = {0};
 	struct lr_dotenv_error err;
-	struct lr_buf b = { 0 };
+	struct lr_buf b = {0};
 	int r = lr_buf_add(&b, "", 0);
 
 	for (size_t i = 0; i < kv->n && r == 0; i++) {
@@ -76,7 +76,7 @@ static void round_trip(const struct lr_kvlist *kv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	double start;
-	struct lr_kvlist parsed = { 0 }, loaded = { 0 };
+	struct lr_kvlist parsed = {0}, loaded = {0};
 	struct lr_dotenv_error perr, lerr;
 	char path[PATH_MAX];
 	int pr, lr;
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		round_trip(&parsed);
 
 	snprintf(path, sizeof(path), "%s/.env", lr_fuzz_dir());
-	lr_fuzz_write(path, data, size, 0600);
+	lr_fuzz_must(lr_fuzz_write(path, data, size, 0600), path);
 	start = lr_fuzz_now();
 	lr = lr_dotenv_load(path, &loaded, &lerr);
 	lr_fuzz_check_quick(start, "lr_dotenv_load");
