@@ -42,6 +42,20 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ft
 	return 0;
 }
 
+void lr_fuzz_enter_home(void)
+{
+	const char *home = lr_fuzz_dir();
+	char xdg[PATH_MAX];
+
+	if (chdir(home) < 0)
+		lr_fuzz_fail(__FILE__, __LINE__, "chdir", "%s: %s", home, strerror(errno));
+	lr_fuzz_must(lr_fuzz_mkdirs("xdg/landrun/profiles"), "xdg/landrun/profiles");
+	snprintf(xdg, sizeof(xdg), "%s/xdg", home);
+	clearenv();
+	setenv("HOME", home, 1);
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+}
+
 void lr_fuzz_clear(const char *d)
 {
 	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);

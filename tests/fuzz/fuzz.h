@@ -15,6 +15,13 @@
 /* The process's private directory (mkdtemp, removed at exit); made on first use. */
 const char *lr_fuzz_dir(void);
 
+/*
+ * Work in lr_fuzz_dir(), as the home of a user with an empty environment but
+ * HOME (that directory) and XDG_CONFIG_HOME (its xdg/, with the profile
+ * directory xdg/landrun/profiles/ made).
+ */
+void lr_fuzz_enter_home(void);
+
 /* Remove everything beneath DIR, keeping DIR itself. */
 void lr_fuzz_clear(const char *dir);
 

@@ -25,24 +25,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char conf[] = "ro = /usr\nenv = PATH\ninclude = p\n";
 	static const char prof[] = "rox = ${HOME}\nconnect-tcp = 443\n";
-	const char *dir = lr_fuzz_dir();
-	char xdg[PATH_MAX];
 
 	(void)argc;
 	(void)argv;
-	if (chdir(dir) < 0)
-		abort();
-	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
-	lr_fuzz_must(lr_fuzz_mkdirs("xdg/landrun/profiles"), "xdg/landrun/profiles");
+	lr_fuzz_enter_home();
 	lr_fuzz_must(lr_fuzz_mkdirs("d"), "d");
 	lr_fuzz_must(lr_fuzz_write("c.conf", conf, sizeof(conf) - 1, 0644), "c.conf");
 	lr_fuzz_must(lr_fuzz_write("xdg/landrun/profiles/p.conf", prof, sizeof(prof) - 1, 0644),
 		     "xdg/landrun/profiles/p.conf");
 	if (mkfifo("fifo", 0644) < 0)
 		abort();
-	clearenv();
-	setenv("HOME", dir, 1);
-	setenv("XDG_CONFIG_HOME", xdg, 1);
 	setenv("PATH", "/usr/bin:/bin", 1);
 	return 0;
 }

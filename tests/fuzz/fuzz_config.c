@@ -26,22 +26,13 @@ static const char *const files[] = {"a.conf", "b.conf", "sub/c.conf",
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = lr_fuzz_dir();
-	char xdg[PATH_MAX];
-
 	(void)argc;
 	(void)argv;
-	if (chdir(dir) < 0)
-		abort();
-	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	lr_fuzz_enter_home();
 	lr_fuzz_must(lr_fuzz_mkdirs("sub/dir.conf"), "sub/dir.conf");
-	lr_fuzz_must(lr_fuzz_mkdirs("xdg/landrun/profiles"), "xdg/landrun/profiles");
 	if (mkfifo("fifo.conf", 0644) < 0 || symlink("/dev/zero", "zero.conf") < 0 ||
 	    symlink("../a.conf", "sub/loop.conf") < 0)
 		abort();
-	clearenv();
-	setenv("HOME", dir, 1);
-	setenv("XDG_CONFIG_HOME", xdg, 1);
 	setenv("A", "a", 1);
 	setenv("EMPTY", "", 1);
 	return 0;
