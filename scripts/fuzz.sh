@@ -24,8 +24,12 @@ CC=clang lr_build . build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lu
 	-Dtests=disabled
 
 root=$PWD
-# the targets build file trees for every input: in memory, not on the disk
-[ -w /dev/shm ] && export TMPDIR=/dev/shm
+# The targets build file trees (.env files among them) for every input: in
+# memory rather than on the disk, in a directory of ours that goes at the end,
+# with whatever a crashed target left behind.
+scratch=$(mktemp -d "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)/landrun-fuzz.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 status=0
 for t in "${targets[@]}"; do
 	bin=$root/build-fuzz/tests/fuzz/fuzz_$t
