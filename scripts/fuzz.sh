@@ -25,8 +25,10 @@ CC=clang lr_build . build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lu
 
 root=$PWD
 # The targets build file trees (.env files among them) for every input: in
-# memory rather than on the disk, in a directory of ours that goes at the end,
-# with whatever a crashed target left behind.
+# memory rather than on the disk (ten times faster), in a directory of ours
+# that goes at the end, with whatever a crashed target left behind.  While it
+# runs, a landrun granted /dev/shm (the e2e smoke test) finds those .env files
+# and keeps the command out of them, so run the two one after the other.
 scratch=$(mktemp -d "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)/landrun-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 export TMPDIR=$scratch
