@@ -9,10 +9,13 @@ LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-de
 # COMMAND:PACKAGE, installed only when the command is missing (a machine may
 # have Node from elsewhere, npm included).
 LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm setfacl:acl tmux:tmux)
+# Only for scripts/fuzz.sh: clang, with libFuzzer and the sanitizer runtimes.
+LR_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
+# lr_install_deps [EXTRA_PACKAGE...]: what every script needs, and the extras
 lr_install_deps() {
 	local missing=()
-	for p in "${LR_PACKAGES[@]}"; do
+	for p in "${LR_PACKAGES[@]}" "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
 	done

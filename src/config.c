@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -154,13 +155,17 @@ static int setting_value(struct file_state *st, const char *name, unsigned flags
 {
 	char why[256];
 
-	if (lr_config_expand(raw, out, why, sizeof(why)) < 0)
-		return lr_opt_fail(st->err, "%s: %s", name, why);
+	if (lr_config_expand(raw, out, why, sizeof(why)) < 0) {
+		lr_opt_fail(st->err, "%s: %s", name, why);
+		return LR_OPT_ERROR;
+	}
 	if ((flags & LR_OPTF_PATH) && **out && **out != '/') {
 		char *abs;
 
-		if (asprintf(&abs, "%s/%s", st->dir, *out) < 0)
-			return lr_opt_fail(st->err, "out of memory");
+		if (asprintf(&abs, "%s/%s", st->dir, *out) < 0) {
+			lr_opt_fail(st->err, "out of memory");
+			return LR_OPT_ERROR;
+		}
 		free(*out);
 		*out = abs;
 	}
@@ -284,17 +289,21 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	_cleanup_free_ char *real = NULL, *copy = NULL;
 	char msg[sizeof(err->msg)];
 	unsigned outer_source;
+	struct stat fst;
 	FILE *f;
-	int line;
+	int fd, line;
 
 	if (depth > LR_CONFIG_MAX_DEPTH) {
 		lr_opt_fail(err, "%s: policy files nested more than %d deep", path,
 			  LR_CONFIG_MAX_DEPTH);
 		return LR_CONFIG_ERR_OPEN;
 	}
-	f = fopen(path, "re");
+	fd = lr_open_regular(path, &fst);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
 	if (!f || !(real = realpath(path, NULL))) {
-		lr_opt_fail(err, "%s: %s", path, strerror(errno));
+		lr_opt_fail(err, "%s: %s", path, lr_open_strerror(fd < 0 ? fd : -errno));
+		if (fd >= 0 && !f)
+			close(fd);
 		if (f)
 			fclose(f);
 		return LR_CONFIG_ERR_OPEN;

@@ -338,15 +338,13 @@ int lr_dotenv_load(const char *path, struct lr_kvlist *out, struct lr_dotenv_err
 	err->line = 0;
 	err->reason = NULL;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode)) {
+	fd = lr_open_regular(path, &st);
+	if (fd == -EISDIR || fd == -EINVAL) {
 		err->reason = "not a regular file";
 		return -EINVAL;
 	}
+	if (fd < 0)
+		return fd;
 	if (st.st_size > LR_DOTENV_MAX_SIZE) {
 		err->reason = "file too large";
 		return -EFBIG;

@@ -103,7 +103,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct elf_ctx *c, int ret
 
 static int fail_errno(struct elf_ctx *c, int ret, const char *path)
 {
-	return fail(c, ret, "%s: %s", path, strerror(-ret));
+	return fail(c, ret, "%s: %s", path, lr_open_strerror(ret));
 }
 
 static void info_free(struct elf_info *info)
@@ -148,21 +148,10 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 static int open_file(const char *path, int *fdp, uint64_t *sizep)
 {
 	struct stat st;
-	int fd;
+	int fd = lr_open_regular(path, &st);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
-	}
+		return fd;
 	*fdp = fd;
 	*sizep = (uint64_t)st.st_size;
 	return 0;
@@ -281,7 +270,7 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 	uint64_t strtab_addr = 0, strsz = 0, strtab_off = 0;
 	uint64_t rpath = 0, runpath = 0, soname = 0;
 	bool has_strtab = false, has_strsz = false, has_rpath = false, has_runpath = false;
-	bool has_soname = false;
+	bool has_soname = false, strtab_ok = false;
 	size_t ndyn = 0, nneeded = 0;
 	Elf64_Ehdr eh;
 	int ret;
@@ -389,14 +378,17 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 		    strtab_addr - ph[i].p_vaddr >= ph[i].p_filesz)
 			continue;
 		strtab_off = ph[i].p_offset + (strtab_addr - ph[i].p_vaddr);
-		if (strtab_off < ph[i].p_offset ||
-		    strsz > ph[i].p_filesz - (strtab_addr - ph[i].p_vaddr))
-			break;
-		strtab = malloc(strsz ? strsz : 1);
+		strtab_ok = strtab_off >= ph[i].p_offset &&
+			    strsz <= ph[i].p_filesz - (strtab_addr - ph[i].p_vaddr);
 		break;
 	}
-	if (!strtab || strsz == 0 || strsz > LR_ELF_MAX_TABLE || !range_ok(strtab_off, strsz, size))
+	/* p_filesz comes from the file too: only the file's size bounds STRSZ */
+	if (!strtab_ok || strsz == 0 || strsz > LR_ELF_MAX_TABLE ||
+	    !range_ok(strtab_off, strsz, size))
 		return fail(c, -ENOEXEC, "%s: bad dynamic string table", path);
+	strtab = malloc(strsz);
+	if (!strtab)
+		return -ENOMEM;
 	ret = read_at(fd, strtab, strsz, strtab_off);
 	if (ret < 0)
 		return fail_errno(c, ret, path);
@@ -574,6 +566,15 @@ static int search_list(struct elf_ctx *c, const char *list, const char *seps, co
 		ret = expand_dst(p, len, origin, &dir);
 		if (ret < 0)
 			return ret;
+		/* ld.so takes a relative element from the current directory */
+		if (dir && dir[0] != '/') {
+			char *abs = make_abs(dir);
+
+			if (!abs)
+				return -ENOMEM;
+			free(dir);
+			dir = abs;
+		}
 		if (dir) {
 			ret = search_dir(c, dir, name, found);
 			if (ret != 0)

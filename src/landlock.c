@@ -232,10 +232,11 @@ int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *e
 		      size_t errlen)
 {
 	struct lr_fs_rules out = { 0 };
+	size_t nholes = holes->n; /* not re-read through holes->v, which could alias it */
 	size_t *v = NULL;
 	int r = 0;
 
-	if (holes->n && !(v = calloc(holes->n, sizeof(*v)))) {
+	if (nholes && !(v = calloc(nholes, sizeof(*v)))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -247,7 +248,7 @@ int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *e
 
 		/* the holes beneath this rule that it would let more through to
 		 * (a directory --explain only says --mkdir would make has none) */
-		for (size_t h = 0; rule->is_dir && rule->fd >= 0 && h < holes->n; h++) {
+		for (size_t h = 0; rule->is_dir && rule->fd >= 0 && h < nholes; h++) {
 			const struct lr_hole *hole = &holes->v[h];
 
 			if (strcmp(hole->path, rule->realpath) != 0 &&

@@ -14,7 +14,8 @@ void lr_log_set_level(enum lr_log_level level)
 	log_level = level;
 }
 
-static void vlog(const char *kind, const char *fmt, va_list ap, const char *suffix)
+__attribute__((format(printf, 2, 0))) static void vlog(const char *kind, const char *fmt,
+						     va_list ap, const char *suffix)
 {
 	fputs("landrun: ", stderr);
 	if (kind)

@@ -347,6 +347,8 @@ static noreturn void run(const struct lr_policy *policy, const char *command, ch
 {
 	int e;
 
+	if (!command) /* lr_cli_parse asks for one unless --explain */
+		lr_die("no COMMAND to run (see --help)");
 	execve(command, policy->argv, envp);
 	e = errno;
 	/* it was found before: ENOENT now means its interpreter is missing */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "landrun/util.h"
 
@@ -41,6 +43,39 @@ static int array_reserve(void *arr_ptr, size_t *cap, size_t need, size_t size)
 	*arr = grown;
 	*cap = ncap;
 	return 0;
+}
+
+static int not_regular(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+}
+
+int lr_open_regular(const char *path, struct stat *st)
+{
+	int fd;
+
+	/* a device is refused before it is opened; the fstat below closes the race */
+	if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
+		return not_regular(st);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return not_regular(st);
+	}
+	return fd;
+}
+
+const char *lr_open_strerror(int ret)
+{
+	return ret == -EINVAL ? "not a regular file" : strerror(-ret);
 }
 
 bool lr_path_beneath(const char *path, const char *dir)
@@ -233,8 +268,8 @@ static int kv_put(struct lr_kvlist *l, const char *key, size_t keylen, const cha
 		  size_t valuelen, bool keep)
 {
 	struct lr_kv_slot *slot;
+	struct lr_kv pair;
 	uint64_t hash;
-	char *v;
 
 	kv_seed();
 	keylen = strnlen(key, keylen); /* the key as strndup() keeps it */
@@ -243,34 +278,33 @@ static int kv_put(struct lr_kvlist *l, const char *key, size_t keylen, const cha
 	    (l->index_size > SIZE_MAX / 4 / sizeof(*l->index) ||
 	     kv_reindex(l, l->index_size ? l->index_size * 2 : 16) < 0))
 		return -ENOMEM;
+	if (array_reserve(&l->items, &l->cap, l->n + 1, sizeof(*l->items)) < 0)
+		return -ENOMEM;
 	hash = kv_hash(key, keylen);
 	slot = kv_slot(l, key, keylen, hash);
 	if (slot->pos && keep)
 		return 0;
-	v = strndup(value, valuelen);
-	if (!v)
+	pair.value = strndup(value, valuelen);
+	pair.key = slot->pos ? NULL : strndup(key, keylen);
+	if (!pair.value || (!slot->pos && !pair.key)) {
+		if (pair.value)
+			explicit_bzero(pair.value, strlen(pair.value));
+		free(pair.value);
+		free(pair.key);
 		return -ENOMEM;
+	}
 	if (slot->pos) {
 		struct lr_kv *kv = &l->items[slot->pos - 1];
 
 		explicit_bzero(kv->value, strlen(kv->value));
 		free(kv->value);
-		kv->value = v;
+		kv->value = pair.value;
 		return 0;
 	}
-	if (array_reserve(&l->items, &l->cap, l->n + 1, sizeof(*l->items)) < 0)
-		goto nomem;
-	l->items[l->n].key = strndup(key, keylen);
-	if (!l->items[l->n].key)
-		goto nomem;
-	l->items[l->n].value = v;
-	slot->pos = ++l->n;
+	slot->pos = l->n + 1;
 	slot->hash = hash;
+	l->items[l->n++] = pair;
 	return 0;
-nomem:
-	explicit_bzero(v, strlen(v));
-	free(v);
-	return -ENOMEM;
 }
 
 int lr_kvlist_set(struct lr_kvlist *l, const char *key, size_t keylen, const char *value,

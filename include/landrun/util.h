@@ -63,6 +63,21 @@ void lr_kvlist_free(struct lr_kvlist *l);
 /* Is the canonical PATH the directory DIR or beneath it? */
 bool lr_path_beneath(const char *path, const char *dir);
 
+struct stat;
+
+/*
+ * Open PATH for reading, and only if it is a regular file: never a FIFO
+ * (whose open would wait for a writer, forever), a device (whose open may
+ * act: a tape rewinds, a watchdog starts), a socket or a directory.  PATH is
+ * stat()ed before the open, which is O_NONBLOCK, and the open file fstat()ed
+ * again into *ST.  Returns the fd (O_CLOEXEC), or -errno: -EISDIR for a
+ * directory, -EINVAL for anything else that is not a regular file.
+ */
+int lr_open_regular(const char *path, struct stat *st);
+
+/* The reason for a -errno of lr_open_regular, for a message. */
+const char *lr_open_strerror(int ret);
+
 /* A growable string, always NUL-terminated once something was added. */
 struct lr_buf {
 	char *s;

@@ -358,3 +358,44 @@ Test(config, project_defaults, .init = setup)
 	cr_expect_eq(p.n_env, 0);
 	lr_policy_free(&p);
 }
+
+/*
+ * Policy files are read only if they are regular files: an include of a FIFO
+ * would wait for a writer forever, one of /dev/zero would never end.  The
+ * alarm turns a hang into a failure, well before Criterion's own timeout.
+ */
+Test(config, only_regular_files_are_read, .init = setup, .timeout = 30)
+{
+	static const char *const cases[][2] = {
+		{ "include = ./fifo.conf\n", "fifo.conf: not a regular file" },
+		{ "config = /dev/zero\n", "/dev/zero: not a regular file" },
+		{ "include = ./zero.conf\n", "zero.conf: not a regular file" },
+		{ "config = sub\n", "sub: Is a directory" },
+	};
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	cr_assert_eq(mkfifo("fifo.conf", 0644), 0);
+	cr_assert_eq(symlink("/dev/zero", "zero.conf"), 0);
+	cr_assert_eq(mkdir("sub", 0755), 0);
+	alarm(10);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		write_file("a.conf", cases[i][0]);
+		cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR,
+			     "accepted: %s", cases[i][0]);
+		cr_expect(strstr(err.msg, cases[i][1]), "want: %s\ngot: %s", cases[i][1], err.msg);
+		lr_policy_free(&p);
+	}
+	cr_assert_eq(parse(&p, &err, "--config", "fifo.conf", "true", NULL, NULL), LR_OPT_ERROR);
+	cr_assert_str_eq(err.msg, "--config fifo.conf: not a regular file");
+	lr_policy_free(&p);
+
+	/* the control: the same include of a regular file is read */
+	cr_assert_eq(unlink("fifo.conf"), 0);
+	write_file("fifo.conf", "ro = /usr\n");
+	write_file("a.conf", cases[0][0]);
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_assert_eq(p.n_grants, 1);
+	lr_policy_free(&p);
+}

@@ -570,3 +570,113 @@ Test(elf, random_corruption_does_not_crash)
 			cr_assert_eq(out.v[i][0], '/');
 	}
 }
+
+/*
+ * A FIFO planted where --ldd looks must not hang landrun at start: an open
+ * of it would wait for a writer forever.  The alarm turns a hang into a
+ * failure long before Criterion's timeout.  Devices are refused too.
+ */
+Test(elf, fifo_or_device_interpreter_is_refused_without_hanging)
+{
+	char line[PATH_MAX + 16];
+
+	alarm(10);
+	cr_assert_eq(mkfifo(at("fifo"), 0755), 0);
+	snprintf(line, sizeof(line), "#!%s\n", at("fifo"));
+	write_file("script", line, 0755);
+	cr_assert_eq(deps(at("script"), NULL), -EINVAL);
+	cr_assert(strstr(err, at("fifo")) && strstr(err, "not a regular file"), "err: %s", err);
+
+	write_file("dev", "#!/dev/null\n", 0755);
+	cr_assert_eq(deps(at("dev"), NULL), -EINVAL);
+	cr_assert(strstr(err, "/dev/null: not a regular file"), "err: %s", err);
+
+	/* PT_INTERP naming a FIFO */
+	write_file("main.c", "int main(void) { return 0; }\n", 0644);
+	sh("cc -o '%s/prog' '%s/main.c' -Wl,--dynamic-linker='%s'", dir, dir, at("fifo"));
+	cr_assert_eq(deps(at("prog"), NULL), -EINVAL);
+	cr_assert(strstr(err, "not a regular file"), "err: %s", err);
+
+	/* the control: the same script with a regular interpreter */
+	cr_assert_eq(unlink(at("fifo")), 0);
+	cr_assert_eq(symlink("/bin/sh", at("fifo")), 0);
+	lr_strlist_free(&out);
+	cr_assert_eq(deps(at("script"), NULL), 0, "%s", err);
+	cr_assert(has(at("fifo")));
+	assert_has_interp();
+}
+
+Test(elf, fifo_libraries_on_the_search_path_are_skipped)
+{
+	char llp[2 * PATH_MAX + 2];
+
+	alarm(10);
+	build_prog("good", "");
+	sh("mkdir -p '%s/bad/glibc-hwcaps/x86-64-v3'", dir);
+	cr_assert_eq(mkfifo(at("bad/libfoo.so"), 0755), 0);
+	cr_assert_eq(mkfifo(at("bad/glibc-hwcaps/x86-64-v3/libfoo.so"), 0755), 0);
+	snprintf(llp, sizeof(llp), "%s:%s", at("bad"), at("good"));
+	cr_assert_eq(deps(at("prog"), llp), 0, "%s", err);
+	cr_assert(has(at("good/libfoo.so")));
+	cr_assert(!has(at("bad/libfoo.so")) && !has(at("bad/glibc-hwcaps/x86-64-v3/libfoo.so")));
+	/* the control: only the FIFOs in bad/ stood in the way */
+	lr_strlist_free(&out);
+	cr_assert_eq(unlink(at("bad/libfoo.so")), 0);
+	sh("cp '%s/good/libfoo.so' '%s/bad/libfoo.so'", dir, dir);
+	cr_assert_eq(deps(at("prog"), llp), 0, "%s", err);
+	cr_assert(has(at("bad/libfoo.so")) && !has(at("good/libfoo.so")));
+}
+
+/* Set the file size of the PT_LOAD that holds the dynamic string table. */
+static void patch_load_filesz(const char *name, uint64_t filesz)
+{
+	struct dyn_loc d = locate(name);
+
+	for (int i = 0; i < d.eh.e_phnum; i++) {
+		off_t off = (off_t)(d.eh.e_phoff + i * sizeof(Elf64_Phdr));
+		Elf64_Phdr ph;
+
+		read_file(name, &ph, sizeof(ph), off);
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0) {
+			ph.p_filesz = filesz;
+			patch(name, off, &ph, sizeof(ph));
+			return;
+		}
+	}
+	cr_assert_fail("no PT_LOAD at offset 0 in %s", name);
+}
+
+/*
+ * A DT_STRSZ that its PT_LOAD's (hostile) p_filesz allows but the file does
+ * not: refused before anything is allocated.  Under AddressSanitizer
+ * (scripts/test.sh runs the unit tests so), an allocation this large aborts.
+ */
+Test(elf, string_table_larger_than_the_file_is_refused_before_malloc)
+{
+	static const uint64_t sizes[] = { (uint64_t)1 << 40, (uint64_t)1 << 62 };
+
+	build_prog(".", "-Wl,-rpath,'$ORIGIN'");
+	cr_assert_eq(deps(at("prog"), NULL), 0, "the control: %s", err);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		patch_dyn("big", DT_STRSZ, sizes[i]);
+		patch_load_filesz("big", UINT64_MAX / 2);
+		cr_assert_eq(deps(at("big"), NULL), -ENOEXEC, "DT_STRSZ %#llx",
+			     (unsigned long long)sizes[i]);
+		cr_assert(strstr(err, "bad dynamic string table"), "err: %s", err);
+	}
+}
+
+/* A relative LD_LIBRARY_PATH element is taken from the current directory,
+ * as ld.so does, and what is found is still listed by its absolute path. */
+Test(elf, relative_search_path_gives_absolute_paths)
+{
+	char cwd[PATH_MAX];
+
+	build_prog("sub", "");
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(dir), 0);
+	cr_assert_eq(deps("prog", "sub"), 0, "%s", err);
+	cr_assert_eq(chdir(cwd), 0);
+	cr_assert(has(at("sub/libfoo.so")), "libfoo.so not listed by its absolute path");
+	assert_sane();
+}
