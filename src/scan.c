@@ -179,17 +179,17 @@ static bool virtual_fs(int fd)
 
 static int read_small_file(const char *path, char **text, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
+	int fd = lr_open_regular(path, &st);
 	ssize_t n;
 	int r = 0;
 
 	*text = NULL;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > GITCONFIG_MAX_SIZE) {
+		return fd;
+	if (st.st_size > GITCONFIG_MAX_SIZE) {
 		close(fd);
-		return -EINVAL;
+		return -EFBIG;
 	}
 	*text = malloc((size_t)st.st_size + 1);
 	if (!*text) {
