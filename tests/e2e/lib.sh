@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# lib.sh - shared by the end-to-end scripts (run.sh, net.sh, smoke.sh):
+# lib.sh - shared by the end-to-end scripts (run.sh, net.sh, smoke.sh...):
 # the setup that runs a script's body from private copies under /tmp, maybe
 # as nobody, and the TAP helpers.  Sourced, from the script's own directory:
 #
@@ -145,6 +145,30 @@ assert() {
 	else
 		tap_not_ok "$desc"
 	fi
+}
+
+# tool PACKAGE BINARY...: true if every BINARY exists; else skip (the Debian
+# package is not installed) or fail (it is, yet BINARY is missing)
+tool() {
+	local pkg=$1 b f status
+	shift
+	for b; do
+		[ -e "$b" ] && continue
+		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
+		if [ "$status" = "install ok installed" ]; then
+			RC=127	# and no earlier run's output in the diagnostics
+			for f in "${OUT:-}" "${W:+$W/out}" "${W:+$W/err}"; do
+				[ -n "$f" ] && : >"$f"
+			done
+			tap_not_ok "$b: missing, although the Debian package $pkg is installed"
+		elif command -v dpkg-query >/dev/null; then
+			skip "$b" "the Debian package $pkg is not installed"
+		else
+			skip "$b" "$b is missing (not a Debian system: no dpkg-query)"
+		fi
+		return 1
+	done
+	return 0
 }
 
 # The plan and the summary, last: fails when a check failed (but a TODO).

@@ -126,28 +126,6 @@ case_() {
 	TODO=
 }
 
-# tool PACKAGE BINARY...: true if every BINARY exists; else skip (the Debian
-# package is not installed) or fail (it is, yet BINARY is missing)
-tool() {
-	local pkg=$1 b status
-	shift
-	for b; do
-		[ -e "$b" ] && continue
-		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
-		if [ "$status" = "install ok installed" ]; then
-			RC=127
-			: >"$OUT"
-			tap_not_ok "$b: missing, although the Debian package $pkg is installed"
-		elif command -v dpkg-query >/dev/null; then
-			skip "$b" "the Debian package $pkg is not installed"
-		else
-			skip "$b" "$b is missing (not a Debian system: no dpkg-query)"
-		fi
-		return 1
-	done
-	return 0
-}
-
 # the files each case starts with, written from outside
 prepare() {
 	case $1 in
