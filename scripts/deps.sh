@@ -4,11 +4,14 @@
 set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
-	     libcriterion-dev libinih-dev util-linux)
-# The smoke test's everyday tools, privs.sh's setfacl and tty.sh's tmux:
-# COMMAND:PACKAGE, installed only when the command is missing (a machine may
-# have Node from elsewhere, npm included).
-LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm setfacl:acl tmux:tmux)
+	     libcriterion-dev libinih-dev util-linux
+	     python3-venv)	# python3 -m venv (ensurepip), which has no command of its own
+# The everyday tools of the smoke tests (smoke.sh, everyday.sh), privs.sh's
+# setfacl and the terminal of tty.sh and everyday.sh: COMMAND:PACKAGE,
+# installed only when the command is missing (a machine may have Node from
+# elsewhere, npm included).
+LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm make:make less:less vim:vim setfacl:acl
+	  tmux:tmux)
 # Only for scripts/fuzz.sh: clang, with libFuzzer and the sanitizer runtimes.
 LR_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 

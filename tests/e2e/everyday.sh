@@ -1,0 +1,470 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# everyday.sh LANDRUN BASE_CONF [--as-nobody] - everyday development under the default
+# policy: every command runs as `landrun -- COMMAND` (no grant, no profile:
+# `base` and the current directory as the project) in a realistic project,
+# and what it did is checked from outside.  TAP output.  BASE_CONF is the
+# shipped profiles/base.conf: the copy of landrun under /tmp finds it in the
+# caller's profile directory (~/.config/landrun/profiles).
+#
+#   webapp/   .git .env .gitignore README.md Makefile package.json
+#             package-lock.json src/ test/ vendor/ py/ work/
+#
+#   node      a script that loads https, tls (OpenSSL's configuration, the
+#             CA store) and crypto, and writes a file
+#   npm       install of a local tarball (made by `npm pack`), npm test, npm ci
+#   git       status, diff, log; clone of the project into work/, commit in
+#             the clone and log, in one run (as a harness does)
+#   python    venv in py/, pip install from a local wheel directory
+#   gcc/make  make builds src/hello, which then runs
+#   terminal  (tmux) interactive bash with no rc-file error, less on a file
+#             and on a pipe, vim editing a file
+#   denied    reading .env, writing .git/config (beside controls)
+#   costs     what a carved project root (it holds .git and .env) costs:
+#             new entries in it cannot be made.  Each is checked as it is
+#             (denied), with the documented way out beside it (--mkdir, a
+#             subdirectory, a committed package-lock.json).
+#
+# A tool whose Debian package is not installed is skipped, naming the package
+# (scripts/deps.sh installs them).  The private TMPDIR and HOME landrun makes
+# under /tmp for each command are found (LANDRUN_LOG_LEVEL=debug, or the
+# command's environment for the terminal cases) and removed at the end.
+
+set -u
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start --env-i everyday landrun base.conf -- "$@"
+
+LANDRUN=$BIN/landrun
+export PATH=/usr/bin:/bin	# Debian's tools, never a pyenv or nvm shim
+export HOME=$TMP/t/home-outside	# the caller's; the commands get one of their own
+W=$TMP/t/.work
+P=$TMP/t/webapp
+SECRET=sk-everyday-$$-$RANDOM
+# Started as root, every command runs as uid 65534 (--user) in a project
+# that is theirs, as the README tells root to (Running as root): as uid 0 it
+# may not chmod, which git clone, pip and the linker need.
+AS_USER=()
+RUN_UID=$(id -u)
+if [ "$RUN_UID" = 0 ]; then
+	AS_USER=(--user 65534:65534)
+	RUN_UID=65534
+fi
+mkdir -p "$HOME/.config/landrun/profiles" "$W" &&
+	cp "$BIN/base.conf" "$HOME/.config/landrun/profiles/" || exit 1
+: >"$W/private"
+e2e_hello "landrun everyday" "landrun $LANDRUN"
+
+# ---------------------------------------------------------------------------
+# Running
+
+RC=0
+# lr [FLAGS...] -- COMMAND...: landrun from the project (or from $CWD); the
+# private directory it makes is noted, its debug lines dropped
+lr() {
+	(cd "${CWD:-$P}" && LANDRUN_LOG_LEVEL=debug "$LANDRUN" "${AS_USER[@]}" "$@") \
+		>"$W/out" 2>"$W/err.all" </dev/null
+	RC=$?
+	sed -n 's|^landrun: debug: [A-Z]*=\(/tmp/landrun\.[^/]*\)/.*(--private-.*|\1|p' \
+		"$W/err.all" >>"$W/private"
+	grep -v '^landrun: debug: ' "$W/err.all" >"$W/err"
+}
+out_has() { grep -qF -- "$1" "$W/out"; }
+err_has() { grep -qF -- "$1" "$W/err"; }
+no_secret() { ! grep -qF -- "$SECRET" "$W/out" "$W/err"; }
+
+# works DESC [LINE]: the last run exited 0 (and printed LINE, on stdout or stderr)
+works() {
+	if [ "$RC" = 0 ] && { [ -z "${2:-}" ] || out_has "$2" || err_has "$2"; }; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1${2:+ (want exit 0 and \"$2\")}"
+	fi
+}
+
+# denied DESC TEXT: the last run failed, saying TEXT (stdout or stderr)
+denied() {
+	if [ "$RC" != 0 ] && { out_has "$2" || err_has "$2"; }; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1 (want a failure saying \"$2\")"
+	fi
+}
+
+# outside DESC COMMAND...: COMMAND, run outside the sandbox, succeeds (git
+# trusting the project, which is uid 65534's when we are root)
+outside() {
+	local desc=$1
+	shift
+	if (cd "$P" && export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory \
+		GIT_CONFIG_VALUE_0='*' && "$@") >"$W/out" 2>"$W/err"; then
+		tap_ok "outside: $desc"
+	else
+		RC=$?
+		tap_not_ok "outside: $desc"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# The terminal: a tmux server of our own, one pane at a time.  A shell in the
+# pane runs landrun and writes its status to a file: tmux itself does not
+# always reap a pane's process (seen as uid 65534, with no landrun at all),
+# so #{pane_dead_status} cannot be relied on.  The pane stays on exit, so
+# that the screen can be read afterwards.
+
+printf 'set -g remain-on-exit on\nset -g exit-empty off\n' >"$TMP/t/tmux.conf"
+tm() { tmux -S "$TMP/t/tmux.sock" -f "$TMP/t/tmux.conf" "$@"; }
+trap 'tm kill-server 2>/dev/null' EXIT
+screen() { tm capture-pane -p -J -t tui 2>/dev/null; }
+screen_has() { screen | grep -qE -- "$1"; }	# REGEX
+screen_lacks() { ! screen | grep -qE -- "$1"; }	# REGEX
+# bash's job control, which the filter denies while a terminal is within
+# reach (tty.foreground in --explain, README: The terminal)
+NO_JOBS='^bash: initialize_job_control: setpgid: Operation not permitted$'
+# bash_started_clean: nothing on the screen but landrun's notice, the prompt
+# and that line (no error from a start-up file)
+bash_started_clean() {
+	! screen | grep -v -e '^landrun: ' -e '^$' -e '[$#] *$' -e "$NO_JOBS" | grep -q .
+}
+
+# poll SECONDS COMMAND...: until COMMAND succeeds, every 0.1 s
+poll() {
+	local i n=$(($1 * 10))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_screen REGEX: until the screen shows REGEX (20 s)
+wait_screen() { poll 20 screen_has "$1"; }
+
+# the private directory of the pane's landrun, from its environment, once it
+# has execed the command
+private_of_pane() {
+	local sh pid
+	sh=$(tm display -p -t tui '#{pane_pid}') &&
+		read -r pid _ <"/proc/$sh/task/$sh/children" 2>/dev/null && [ -n "$pid" ] &&
+		tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null |
+		sed -n 's|^HOME=\(/tmp/landrun\.[^/]*\)/home$|\1|p' | grep . >>"$W/private"
+}
+
+# tui_start COMMAND...: landrun -- COMMAND in a new 100x30 terminal, in the
+# project; waits until landrun has execed COMMAND
+tui_start() {
+	rm -f "$W/status"
+	tm kill-session -t tui 2>/dev/null
+	tm new-session -d -s tui -x 100 -y 30 -c "$P" \
+		sh -c '"$@"; echo $? >"$0"' "$W/status" "$LANDRUN" "${AS_USER[@]}" -- "$@" &&
+		poll 10 private_of_pane
+}
+
+# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text
+tui_keys() { tm send-keys -t tui "$@"; sleep 0.3; }
+
+# tui_status: waits (20 s) for landrun -- COMMAND to end; RC is its status
+tui_status() {
+	RC=timeout
+	poll 20 test -s "$W/status" && RC=$(cat "$W/status")
+}
+
+# the screen, for a failure's diagnostics
+tui_diag() {
+	echo "#   status $RC; the screen:"
+	screen | grep -v '^$' | sed 's/^/#   | /'
+}
+
+# ---------------------------------------------------------------------------
+# The project, made from outside: committed but for .env and what is ignored
+
+make_project() {
+	mkdir -p "$P"/{src,test,vendor,py/wheels,work} "$TMP/t/tinylib" && cd "$P" || return 1
+	printf 'API_TOKEN=%s\n' "$SECRET" >.env
+	printf '%s\n' .env node_modules/ build/ .venv/ py/.venv/ work/ 'src/hello' >.gitignore
+	echo "# webapp" >README.md
+	cat >package.json <<'EOF'
+{
+  "name": "webapp",
+  "version": "1.0.0",
+  "private": true,
+  "scripts": { "test": "node test/test.js" }
+}
+EOF
+	cat >Makefile <<'EOF'
+CFLAGS = -O2 -Wall
+src/hello: src/hello.c
+	$(CC) $(CFLAGS) -o $@ $<
+build/hello: src/hello.c
+	mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $<
+EOF
+	cat >src/hello.c <<'EOF'
+#include <stdio.h>
+int main(void) { puts("hello from the project"); return 0; }
+EOF
+	cat >src/index.js <<'EOF'
+// OpenSSL's configuration and the CA store (a TLS context), hashing, randomness
+const https = require('https'), tls = require('tls'), crypto = require('crypto');
+const fs = require('fs'), os = require('os');
+tls.createSecureContext();
+new https.Agent({ keepAlive: true }).destroy();
+const digest = crypto.createHash('sha256').update('landrun').digest('hex');
+const out = { digest, random: crypto.randomBytes(16).length, roots: tls.rootCertificates.length };
+fs.writeFileSync(__dirname + '/out.json', JSON.stringify(out) + '\n');
+console.log('node ' + digest.slice(0, 16) + (os.cpus().length > 0 ? ' with CPUs' : ' no CPUs'));
+EOF
+	echo "console.log('tinylib says ' + require('tinylib')(2, 3));" >test/test.js
+	printf 'line one\n' >src/notes.txt
+	touch work/.keep
+	# a package to install, packed by npm; the project's lock file
+	cat >"$TMP/t/tinylib/package.json" <<'EOF'
+{ "name": "tinylib", "version": "1.0.0", "main": "index.js" }
+EOF
+	echo 'module.exports = (a, b) => a + b;' >"$TMP/t/tinylib/index.js"
+	if [ -x /usr/bin/npm ]; then
+		(cd "$TMP/t/tinylib" && npm pack --silent --pack-destination "$P/vendor") >/dev/null &&
+			npm install --silent --offline --package-lock-only --no-audit --no-fund ||
+			return 1
+	fi
+	# a wheel to install, written as pip's format says (no setuptools needed)
+	/usr/bin/python3 - <<'EOF' || return 1
+import base64, hashlib, zipfile
+name, files = "tinypkg-1.0", {
+    "tinypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+    "tinypkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+    "tinypkg-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: everyday.sh\n"
+                                   "Root-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = []
+with zipfile.ZipFile("py/wheels/tinypkg-1.0-py3-none-any.whl", "w") as z:
+    for path, text in files.items():
+        z.writestr(path, text)
+        h = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={h.decode()},{len(text)}")
+    record.append("tinypkg-1.0.dist-info/RECORD,,")
+    z.writestr("tinypkg-1.0.dist-info/RECORD", "\n".join(record) + "\n")
+EOF
+	git init -q && git add -A && git -c user.name=dev -c user.email=dev@example.invalid \
+		commit -qm initial || return 1
+	git ls-files --error-unmatch .env >/dev/null 2>&1 && return 1
+	[ ${#AS_USER[@]} = 0 ] || chown -R 65534:65534 "$P" || return 1
+	cd "$TMP/t"
+}
+
+tool git /usr/bin/git && tool python3 /usr/bin/python3 || {
+	echo "Bail out! git and python3 make the project"
+	exit 1
+}
+make_project || {
+	echo "Bail out! cannot make the project in $P"
+	exit 1
+}
+
+# ---------------------------------------------------------------------------
+# What stays denied, beside what works
+
+lr -- cat package.json
+works "control: cat package.json" '"name": "webapp"'
+lr -- cat .env
+denied "denied: cat .env" "Permission denied"
+assert "denied: the secret is not in its output" no_secret
+lr -- sh -c 'echo "[core] fsmonitor = evil" >>.git/config'
+denied "denied: appending to .git/config" "Permission denied"
+lr -- git config core.pager evil
+denied "denied: git config core.pager" "Permission denied"
+outside ".git/config is as it was" sh -c '! grep -q evil .git/config'
+lr -- sh -c 'echo "edited in place" >>README.md'
+works "control: appending to README.md (a file at the root)"
+outside "README.md has the line" grep -qx "edited in place" README.md
+
+# ---------------------------------------------------------------------------
+# node
+
+if tool nodejs /usr/bin/node; then
+	lr -- node src/index.js
+	works "node: https, tls, crypto, os.cpus()" "node $(printf landrun | sha256sum | cut -c1-16) with CPUs"
+	outside "node: src/out.json has the digest" \
+		grep -qF "\"digest\":\"$(printf landrun | sha256sum | cut -d' ' -f1)\"" src/out.json
+fi
+
+# ---------------------------------------------------------------------------
+# npm, offline
+
+NPM_INSTALL=(npm install --offline --no-audit --no-fund ./vendor/tinylib-1.0.0.tgz)
+if tool npm /usr/bin/npm; then
+	lr -- "${NPM_INSTALL[@]}"
+	denied "cost: npm install cannot make node_modules at the root" \
+		"EACCES: permission denied, mkdir '$P/node_modules'"
+	outside "cost: no node_modules was made" test ! -e node_modules
+
+	# without a lock file: the lock cannot be made at the root either
+	cp -a "$P" "$TMP/t/nolock" && rm "$TMP/t/nolock/package-lock.json"
+	CWD=$TMP/t/nolock lr --mkdir node_modules -- "${NPM_INSTALL[@]}"
+	denied "cost: without package-lock.json, npm install cannot make it" \
+		"EACCES: permission denied, open '$TMP/t/nolock/package-lock.json'"
+	CWD=$TMP/t/nolock lr --mkdir node_modules -- "${NPM_INSTALL[@]}" --no-package-lock
+	works "way out: npm install --no-package-lock" "1 package"
+	rm -rf "$TMP/t/nolock"
+
+	lr --mkdir node_modules -- "${NPM_INSTALL[@]}"
+	works "way out: landrun --mkdir node_modules -- npm install TARBALL" "added 1 package"
+	outside "npm: node_modules/tinylib is installed" test -f node_modules/tinylib/index.js
+	outside "npm: package.json depends on it" grep -qF '"tinylib": "file:vendor/' package.json
+	outside "npm: package-lock.json has it" grep -qF '"node_modules/tinylib"' package-lock.json
+	lr -- npm test
+	works "npm test" "tinylib says 5"
+	lr -- npm ci --offline --no-audit --no-fund
+	works "npm ci (node_modules now exists)" "added 1 package"
+	outside "npm ci: node_modules/tinylib is installed" test -f node_modules/tinylib/index.js
+fi
+
+# ---------------------------------------------------------------------------
+# git: the project's repository is read-only, a clone made in the run is not
+
+lr -- git status --short
+works "git status" " M README.md"
+lr -- git diff --stat -- README.md
+works "git diff" "README.md | 1 +"
+lr -- git log --format=%s
+works "git log" "initial"
+
+lr -- bash -c 'git clone -q . work/copy && cd work/copy &&
+	echo "agent line" >>README.md &&
+	git -c user.name=agent -c user.email=agent@example.invalid commit -qam "agent change" &&
+	git log --format=%s'
+works "git clone into work/, commit there, log (one run)" "agent change"
+outside "git: the clone's last commit is the agent's" \
+	sh -c '[ "$(git -C work/copy log -1 --format=%an:%s)" = "agent:agent change" ]'
+outside "git: the clone is clean" sh -c '[ -z "$(git -C work/copy status --porcelain)" ]'
+lr -- git -C work/copy log --format=%s
+works "git log in the clone, in a later run" "agent change"
+lr -- git -C work/copy -c user.name=agent -c user.email=agent@example.invalid \
+	commit -q --allow-empty -m later
+denied "protected: a later run cannot commit in the clone (its .git is read-only)" \
+	"ermission denied"
+outside "git: the clone has no later commit" \
+	sh -c '[ "$(git -C work/copy log -1 --format=%s)" = "agent change" ]'
+
+# ---------------------------------------------------------------------------
+# python: a venv in a subdirectory, pip from a local wheel directory
+
+PYV=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+if tool "python$PYV-venv" "/usr/lib/python$PYV/ensurepip/__init__.py"; then
+	lr -- python3 -m venv py/.venv
+	works "python3 -m venv py/.venv"
+	outside "venv: py/.venv has pip" test -x py/.venv/bin/pip
+	lr -- py/.venv/bin/pip install --no-index --find-links py/wheels tinypkg
+	works "pip install from py/wheels" "Successfully installed tinypkg-1.0"
+	outside "pip: tinypkg is in the venv" \
+		sh -c '[ "$(py/.venv/bin/python -c "import tinypkg; print(tinypkg.add(2, 3))")" = 5 ]'
+	lr -- py/.venv/bin/python -c 'import tinypkg, mimetypes
+print("tinypkg", tinypkg.add(2, 3), mimetypes.guess_type("a.json")[0])'
+	works "the venv's python imports it" "tinypkg 5 application/json"
+
+	lr -- python3 -m venv .venv
+	denied "cost: python3 -m venv .venv cannot make .venv at the root" \
+		"Permission denied: '$P/.venv'"
+	lr --mkdir .venv -- python3 -m venv .venv
+	works "way out: landrun --mkdir .venv -- python3 -m venv .venv"
+	outside "venv: .venv has pip" test -x .venv/bin/pip
+fi
+
+# ---------------------------------------------------------------------------
+# gcc and make, and what they built
+
+if tool make /usr/bin/make && tool gcc /usr/bin/gcc && tool libc6-dev /usr/include/stdio.h; then
+	lr -- make
+	works "make: builds src/hello with gcc" "-o src/hello src/hello.c"
+	outside "make: src/hello runs" sh -c '[ "$(src/hello)" = "hello from the project" ]'
+	lr -- ./src/hello
+	works "./src/hello, built in the project" "hello from the project"
+	lr -- make build/hello
+	denied "cost: make cannot make build/ at the root" \
+		"mkdir: cannot create directory 'build': Permission denied"
+	lr --mkdir build -- make build/hello
+	works "way out: landrun --mkdir build -- make build/hello"
+	outside "make: build/hello runs" sh -c '[ "$(build/hello)" = "hello from the project" ]'
+fi
+
+# ---------------------------------------------------------------------------
+# The terminal (tmux)
+
+diag() { tui_diag; }
+if tool tmux /usr/bin/tmux; then
+	if tool bash /bin/bash; then
+		tui_start bash && wait_screen '[$#] *$'
+		assert "bash: starts with no error from a start-up file" bash_started_clean
+		assert "cost: bash has no job control (tty.foreground)" screen_has "$NO_JOBS"
+		tui_keys -l 'echo "home=$HOME"; echo "made in bash" >src/bash.txt; cat .env; echo "sum=$((6 * 7))"'
+		tui_keys Enter
+		wait_screen '^sum=42'
+		assert "bash: commands run" screen_has '^sum=42$'
+		assert "bash: HOME is a private directory" screen_has '^home=/tmp/landrun\.[^/]+/home$'
+		assert "bash: cat .env is denied" screen_has '^cat: \.env: Permission denied$'
+		assert "bash: the secret is not on the screen" screen_lacks "$SECRET"
+		tui_keys -l exit
+		tui_keys Enter
+		tui_status
+		assert "bash: exits with 0" test "$RC" = 0
+		outside "bash: src/bash.txt was made" grep -qx "made in bash" src/bash.txt
+	fi
+	if tool less /usr/bin/less; then
+		tui_start less src/hello.c && wait_screen '\(END\)'
+		assert "less: shows the file" screen_has 'hello from the project'
+		tui_keys q
+		tui_status
+		assert "less: q quits, status 0" test "$RC" = 0
+		# reading keys from the terminal while its input is a pipe (a pager)
+		tui_start bash -c 'seq 1 500 | less' && wait_screen '^:'
+		tui_keys G
+		assert "less on a pipe: G shows the end" wait_screen '^500$'
+		tui_keys q
+		tui_status
+		assert "less on a pipe: q quits, status 0" test "$RC" = 0
+	fi
+	if tool vim /usr/bin/vim; then
+		tui_start vim src/notes.txt && wait_screen '"src/notes.txt"'
+		assert "vim: opens src/notes.txt with no message to confirm" \
+			screen_lacks 'Press ENTER|E[0-9]+:'
+		tui_keys G o
+		tui_keys -l 'added by vim'
+		tui_keys Escape
+		tui_keys -l ':wq'
+		tui_keys Enter
+		tui_status
+		assert "vim: :wq, status 0" test "$RC" = 0
+		outside "vim: the line is in src/notes.txt" \
+			sh -c '[ "$(tail -n1 src/notes.txt)" = "added by vim" ]'
+		outside "vim: no swap file is left" test ! -e src/.notes.txt.swp
+
+		# at the root: no swap file can be made there, vim says so (E303)
+		# and edits anyway, without one
+		tui_start vim README.md && wait_screen 'Press ENTER'
+		tui_keys Enter
+		tui_keys -l ':messages'
+		tui_keys Enter
+		assert "cost: vim README.md says it has no swap file (E303)" wait_screen '^E303: '
+		tui_keys Enter
+		tui_keys G o
+		tui_keys -l 'vim at the root'
+		tui_keys Escape
+		tui_keys -l ':wq'
+		tui_keys Enter
+		tui_status
+		assert "vim README.md: :wq, status 0" test "$RC" = 0
+		outside "vim: README.md was saved" \
+			sh -c '[ "$(tail -n1 README.md)" = "vim at the root" ]'
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# The private directories landrun made for the commands
+
+sort -u "$W/private" | while read -r d; do
+	case $d in
+	/tmp/landrun.??????) [ "$(stat -c %u "$d")" = "$RUN_UID" ] && rm -rf "$d" ;;
+	esac
+done
+tap_done
