@@ -375,9 +375,10 @@ static void make_dirs(struct lr_policy *policy)
 			lr_die("%s", err);
 		return;
 	}
+	/* mkdir -p makes the parents too: a grant of one of them is made as well */
 	for (size_t i = 0; i < policy->n_grants; i++)
 		for (size_t j = 0; j < policy->n_mkdirs; j++)
-			if (strcmp(policy->grants[i].path, policy->mkdirs[j]) == 0)
+			if (lr_path_beneath(policy->mkdirs[j], policy->grants[i].path))
 				policy->grants[i].to_make = true;
 }
 

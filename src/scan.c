@@ -504,9 +504,38 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 }
 
 /* Walk the directory open at FD (O_RDONLY, taken over) whose canonical path is PATH. */
+/* The entries that make a directory a git directory: HEAD, config, objects, refs. */
+#define GIT_DIR_ENTRIES 0xf
+
+static unsigned git_dir_entry(const char *name)
+{
+	static const char *const names[] = { "HEAD", "config", "objects", "refs" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+static void protect_git_dir(struct scan *sc, const struct walk *w, const char *path, int depth)
+{
+	_cleanup_free_ char *config = join(path, "config");
+
+	if (depth == 0 && w->protect && !beneath_any(&sc->unprotected, path)) {
+		fail(sc, -EACCES,
+		     "%s: is a git directory, which git runs code from outside the sandbox; "
+		     "grant it read-only, or accept the risk with --allow-protected %s",
+		     w->name, path);
+		return;
+	}
+	if (add_hole(sc, path, LR_HOLE_PROTECTED, GIT_WHY) == 0 && config)
+		read_gitconfig(sc, config, NULL, 0);
+}
+
 static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int depth)
 {
 	struct scan *sc = w->sc;
+	unsigned git_layout = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -528,6 +557,7 @@ static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int dep
 			break;
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		git_layout |= git_dir_entry(de->d_name);
 		if (walk_entry(w, dirfd(d), path, dev, depth, de->d_name, de->d_type) < 0)
 			break;
 	}
@@ -535,6 +565,10 @@ static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int dep
 		fail(sc, -errno, "%s: cannot list %s: %s", w->name, path,
 		     strerror(errno));
 	closedir(d);
+	/* a git directory by another name than .git: a bare repository, whose
+	 * hooks run when someone pushes to it */
+	if (sc->rc == 0 && git_layout == GIT_DIR_ENTRIES)
+		protect_git_dir(sc, w, path, depth);
 	return sc->rc;
 }
 

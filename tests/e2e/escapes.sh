@@ -286,6 +286,19 @@ t_planted_harness() {
 		'[ "$(cat hp/.claude/settings.json hp/.mcp.json hp/opencode.json)" = "$(printf "{}\n{}\n{}")" ]'
 }
 
+# A bare repository (a git directory by another name): its hooks run when
+# someone pushes to it.
+t_planted_bare() {
+	local D=("planted: a bare repository's hooks cannot be written under --rw of its parent"
+		 "planted: --rw of the bare repository itself is refused"
+		 "control: the rest of the parent is writable")
+	needs_landlock "${D[@]}" || return
+	mkdir -p bare/src && git init -q --bare bare/x.git
+	lr --rw bare -- "$TRY" create bare/x.git/hooks/post-receive;	expect "${D[0]}" 13
+	lr --rw bare/x.git -- "$TRY" exit 0;				expect "${D[1]}" 125
+	lr --rw bare -- "$TRY" create bare/src/f;			expect "${D[2]}" 0
+}
+
 # A read-only grant inside a writable one stays read-only.
 t_nested_ro() {
 	needs_landlock "nested: --ro inside --rw" || return
@@ -326,6 +339,7 @@ t_secret_usr
 t_planted_git
 t_planted_hookspath
 t_planted_harness
+t_planted_bare
 t_nested_ro
 t_tmpdir
 tap_done
