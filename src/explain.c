@@ -6,6 +6,7 @@
 #include "config.h"
 #include "landrun/explain.h"
 #include "landrun/features.h"
+#include "landrun/json.h"
 
 static const char *const fs_right_names[] = {
 	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
@@ -154,31 +155,7 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, "command: %s\n", in->command);
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
-{
-	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	if (s)
-		json_string(out, s, strlen(s));
-	else
-		fputs("null", out);
-}
-
-void lr_explain_json(FILE *out, const struct lr_explain_input *in)
+void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
 	struct utsname u;
@@ -186,36 +163,37 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 	if (uname(&u) < 0)
 		strcpy(u.release, "?");
 	fprintf(out, "{\"schema\":1,\"landrun_version\":");
-	json_str(out, LR_VERSION);
+	lr_json_str(out, LR_VERSION);
 	fprintf(out, ",\"kernel\":{\"release\":");
-	json_str(out, u.release);
+	lr_json_str(out, u.release);
 	fprintf(out, ",\"landlock_abi\":%d,\"landlock_abi_used\":%d,\"landlock_abi_known\":%d,"
 		     "\"landlock_errno\":",
 		plan->abi_kernel, plan->abi, LR_LANDLOCK_ABI_KNOWN);
-	json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
+	lr_json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
 	fprintf(out, ",\"landlock_errata\":%u,\"seccomp\":%s},\"on_unsupported\":",
 		plan->landlock_errata, plan->seccomp ? "true" : "false");
-	json_str(out, mode_name(in->policy->on_unsupported));
+	lr_json_str(out, mode_name(in->policy->on_unsupported));
 	fprintf(out, ",\"profile\":");
-	json_str(out, in->policy->profile);
+	lr_json_str(out, in->policy->profile);
 	fprintf(out, ",\"project\":");
-	json_str(out, in->policy->project);
+	lr_json_str(out, in->policy->project);
 	fprintf(out, ",\"protections\":[");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
 		const struct lr_plan_row *row = &plan->rows[p];
 
 		fprintf(out, "%s{\"id\":", p ? "," : "");
-		json_str(out, info->id);
+		lr_json_str(out, info->id);
 		fprintf(out, ",\"requested\":%s,\"enforced\":%s,\"layer\":",
 			row->requested ? "true" : "false",
 			row->requested && row->layer != LR_LAYER_NONE ? "true" : "false");
-		json_str(out, row->requested && row->layer != LR_LAYER_NONE ? lr_layer_name(row->layer)
-									    : NULL);
+		lr_json_str(out, row->requested && row->layer != LR_LAYER_NONE
+					 ? lr_layer_name(row->layer)
+					 : NULL);
 		fprintf(out, ",\"what\":");
-		json_str(out, info->what);
+		lr_json_str(out, info->what);
 		fprintf(out, ",\"needs\":");
-		json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
+		lr_json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"grants\":[");
@@ -223,22 +201,22 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
 		fprintf(out, "%s{\"flag\":", i ? "," : "");
-		json_str(out, r->grant->flag);
+		lr_json_str(out, r->grant->flag);
 		fprintf(out, ",\"path\":");
-		json_str(out, r->grant->path);
+		lr_json_str(out, r->grant->path);
 		fprintf(out, ",\"resolved\":");
-		json_str(out, r->realpath);
+		lr_json_str(out, r->realpath);
 		fprintf(out, ",\"rights\":[");
 		for (size_t b = 0, n = 0; b < sizeof(fs_right_names) / sizeof(*fs_right_names); b++) {
 			if (!(r->rights & (1ULL << b)))
 				continue;
 			fputs(n++ ? "," : "", out);
-			json_str(out, fs_right_names[b]);
+			lr_json_str(out, fs_right_names[b]);
 		}
 		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"made_at_start\":%s,\"origin\":",
 			r->grant->optional ? "true" : "false", r->carved ? "true" : "false",
 			r->fd < 0 ? "true" : "false");
-		json_str(out, r->grant->origin);
+		lr_json_str(out, r->grant->origin);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"kept_out\":[");
@@ -248,11 +226,11 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		if (!h->carved)
 			continue;
 		fprintf(out, "%s{\"path\":", n++ ? "," : "");
-		json_str(out, h->path);
+		lr_json_str(out, h->path);
 		fprintf(out, ",\"access\":");
-		json_str(out, h->kind == LR_HOLE_SECRET ? "none" : "read");
+		lr_json_str(out, h->kind == LR_HOLE_SECRET ? "none" : "read");
 		fprintf(out, ",\"why\":");
-		json_str(out, h->why);
+		lr_json_str(out, h->why);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
@@ -275,9 +253,15 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 	fprintf(out, "]},\"environment\":[");
 	for (size_t i = 0; i < in->env->n; i++) {
 		fputs(i ? "," : "", out);
-		json_string(out, in->env->v[i], strcspn(in->env->v[i], "="));
+		lr_json_strn(out, in->env->v[i], strcspn(in->env->v[i], "="));
 	}
 	fprintf(out, "],\"command\":");
-	json_str(out, in->command);
-	fprintf(out, "}\n");
+	lr_json_str(out, in->command);
+	fputc('}', out);
+}
+
+void lr_explain_json(FILE *out, const struct lr_explain_input *in)
+{
+	lr_explain_json_object(out, in);
+	fputc('\n', out);
 }
