@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include "config.h"
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/json.h"
+#include "landrun/options.h"
 
 static const char *const fs_right_names[] = {
 	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
@@ -47,6 +49,23 @@ static void print_ports(FILE *out, const struct lr_port_range *r, size_t n, bool
 	}
 	if (!n && !json)
 		fputs("none", out);
+}
+
+/* "as", "core", ...: the --rlimit-* option's name without its prefix */
+static const char *limit_name(int limit)
+{
+	return lr_option_get(LR_OPT_RLIMIT_AS + limit)->name + strlen("rlimit-");
+}
+
+/* A limit as set for the command: RLIMIT_CORE is 0 unless set. */
+static void print_limit(FILE *out, const struct lr_limit_setting *l, int limit, bool json)
+{
+	if (!l->set && limit != LR_LIMIT_CORE)
+		fputs(json ? "null" : "not set", out);
+	else if (l->set && l->value == RLIM_INFINITY)
+		fputs(json ? "\"unlimited\"" : "unlimited", out);
+	else
+		fprintf(out, "%llu", l->set ? l->value : 0);
 }
 
 static const char *mode_name(enum lr_on_unsupported m)
@@ -144,6 +163,26 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, false);
 	fprintf(out, "; TCP bind: ");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, false);
+	fprintf(out, "\n");
+	fprintf(out, "lifetime: ");
+	if (in->policy->init || in->policy->timeout_ms || in->policy->die_with_parent ||
+	    in->policy->audit_log)
+		fprintf(out, "supervised (asked for by%s%s%s%s), grace %llu ms%s%s\n",
+			in->policy->init ? " --init" : "",
+			in->policy->timeout_ms ? " --timeout" : "",
+			in->policy->die_with_parent ? " --die-with-parent" : "",
+			in->policy->audit_log ? " --audit-log" : "", in->policy->timeout_grace_ms,
+			in->policy->audit_log ? "; audit log " : "",
+			in->policy->audit_log ? in->policy->audit_log : "");
+	else
+		fprintf(out, "exec in place (supervised only as PID 1)\n");
+	if (in->policy->timeout_ms)
+		fprintf(out, "timeout: %llu ms\n", in->policy->timeout_ms);
+	fprintf(out, "limits:");
+	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
+		fprintf(out, "%s %s ", i ? ";" : "", limit_name(i));
+		print_limit(out, &in->policy->limits[i], i, false);
+	}
 	fprintf(out, "\n");
 	fprintf(out, "\nenvironment (%zu variables, values not shown):", in->env->n);
 	for (size_t i = 0; i < in->env->n; i++)
@@ -250,7 +289,17 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
 	fprintf(out, "],\"bind_tcp\":[");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
-	fprintf(out, "]},\"environment\":[");
+	fprintf(out, "]},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
+		     "\"die_with_parent\":%s,\"audit_log\":",
+		in->policy->init ? "true" : "false", in->policy->timeout_ms,
+		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");
+	lr_json_str(out, in->policy->audit_log);
+	fprintf(out, "},\"limits\":{");
+	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
+		fprintf(out, "%s\"%s\":", i ? "," : "", limit_name(i));
+		print_limit(out, &in->policy->limits[i], i, true);
+	}
+	fprintf(out, "},\"environment\":[");
 	for (size_t i = 0; i < in->env->n; i++) {
 		fputs(i ? "," : "", out);
 		lr_json_strn(out, in->env->v[i], strcspn(in->env->v[i], "="));

@@ -299,7 +299,7 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 {
 	struct lr_witness witness;
 	char err[512];
-	int bad_fd = -1, r;
+	int bad_fd = -1, bad_limit = 0, r;
 
 	lr_landlock_witness_pick(plan, rules, &witness);
 
@@ -333,6 +333,12 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
 	if (setrlimit(RLIMIT_NOFILE, nofile) < 0)
 		lr_die_errno("cannot restore the limit of open files");
+	/* after that: --rlimit-nofile wins */
+	r = lr_exec_set_limits(policy->limits, &bad_limit);
+	if (r < 0)
+		lr_die("--%s: cannot set the limit: %s%s",
+		       lr_option_get(LR_OPT_RLIMIT_AS + bad_limit)->name, strerror(-r),
+		       r == -EPERM ? " (above the hard limit)" : "");
 
 	/* last: compiled at build time for this plan */
 	if (plan->seccomp) {
