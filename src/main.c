@@ -306,15 +306,8 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 
 	lr_landlock_witness_pick(plan, rules, &witness);
 
-	/* --user: the bounding set first (that needs CAP_SETPCAP), then the
-	 * ids (CAP_SETUID, CAP_SETGID), then the rest of the capabilities */
-	if (lr_caps_privileged()) {
-		if (plan->switch_user && (lr_caps_drop_bounding(err, sizeof(err)) < 0 ||
-					  lr_user_switch(&policy->run_as, err, sizeof(err)) < 0))
-			lr_die("%s", err);
-		if (lr_caps_drop(err, sizeof(err)) < 0)
-			lr_die("%s", err);
-	}
+	if (lr_user_drop_privileges(&policy->run_as, plan->switch_user, err, sizeof(err)) < 0)
+		lr_die("%s", err);
 	r = lr_caps_no_new_privs();
 	if (r < 0)
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
@@ -562,7 +555,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		return;
 	forget_secrets(policy);
 	lr_features_probe(&features);
-	r = lr_supervise_confine(sv, &features, NULL, 0, err, sizeof(err));
+	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
 	if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)

@@ -24,6 +24,7 @@
 #include "landrun/plan.h"
 #include "landrun/seccomp.h"
 #include "landrun/supervise.h"
+#include "landrun/user.h"
 #include "landrun/util.h"
 
 #ifndef SYS_pidfd_open
@@ -157,7 +158,8 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 }
 
 int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
-			 const int *keep, size_t n, char *err, size_t errlen)
+			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
+			 size_t errlen)
 {
 	struct lr_fs_rules rules = { 0 };
 	struct lr_policy policy;
@@ -178,6 +180,7 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	/* its job, as a policy: read /proc, no new process, no socket */
 	lr_policy_init(&policy);
 	policy.deny_subprocess = true;
+	policy.run_as = *run_as;
 	r = lr_policy_add_grant(&policy, "/proc", LR_ACCESS_RO, "--ro");
 	if (r < 0)
 		snprintf(err, errlen, "out of memory");
@@ -188,8 +191,8 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 		plan.scoped &= ~(uint64_t)LANDLOCK_SCOPE_SIGNAL;
 		r = lr_landlock_open_rules(&policy, &plan, &rules, err, errlen);
 	}
-	if (r == 0 && lr_caps_privileged())
-		r = lr_caps_drop(err, errlen);
+	if (r == 0)
+		r = lr_user_drop_privileges(&policy.run_as, plan.switch_user, err, errlen);
 	if (r == 0 && (r = lr_caps_no_new_privs()) < 0)
 		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
 	if (r == 0 && (plan.handled_fs || plan.handled_net || plan.scoped))

@@ -10,6 +10,7 @@
 #include <sys/fsuid.h>
 #include <unistd.h>
 
+#include "landrun/caps.h"
 #include "landrun/user.h"
 #include "landrun/util.h"
 
@@ -169,6 +170,19 @@ int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 		return fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
 			    (unsigned)u->uid, (unsigned)u->gid);
 	return 0;
+}
+
+int lr_user_drop_privileges(const struct lr_run_as *u, bool do_switch, char *err,
+			    size_t errlen)
+{
+	int r;
+
+	if (!lr_caps_privileged())
+		return 0;
+	if (do_switch && ((r = lr_caps_drop_bounding(err, errlen)) < 0 ||
+			  (r = lr_user_switch(u, err, errlen)) < 0))
+		return r;
+	return lr_caps_drop(err, errlen);
 }
 
 int lr_user_fs_enter(const struct lr_run_as *u)

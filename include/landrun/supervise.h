@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "landrun/features.h"
+#include "landrun/policy.h"
 
 struct lr_supervisor {
 	/* set by the caller */
@@ -84,13 +85,16 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen);
 
 /*
  * The parent: close every file descriptor but 0, 1, 2, its socket and the N
- * in KEEP, drop every capability, set no_new_privs, and confine itself with
+ * in KEEP, become the user the command runs as (RUN_AS, --user: else it could
+ * not signal the command), drop every capability, set no_new_privs, and
+ * confine itself with
  * Landlock (nothing but reading /proc; it may still signal the command, whose
  * Landlock domain is not inside its own) and the strictest of landrun's
  * seccomp filters (no new process, no socket).  0, or -errno with ERR.
  */
 int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
-			 const int *keep, size_t n, char *err, size_t errlen);
+			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
+			 size_t errlen);
 
 /*
  * The child, when it is ready to confine itself: hand RECORD (a string, or

@@ -164,13 +164,16 @@ tree_cmd() { # M1 M2 M3
 	echo "( (trap '' TERM; exec sleep $1) & ); setsid sleep $2 & exec sleep $3"
 }
 
-# check_timeout DESC PREFIX...: --timeout 1 --timeout-grace 0.5 on the tree
+# check_timeout DESC PREFIX...: --timeout 1 --timeout-grace 0.5 on the
+# tree (and the landrun options in EXTRA)
+EXTRA=()
 check_timeout() {
 	local desc=$1 m1 m2 m3 t0 t1 before
 	shift
 	m1=$(mark) m2=$(mark) m3=$(mark)
 	t0=$(now_ms)
-	bg "$@" "${LR[@]}" --timeout 1 --timeout-grace 0.5 -- sh -c "$(tree_cmd $m1 $m2 $m3)"
+	bg "$@" "${LR[@]}" "${EXTRA[@]}" --timeout 1 --timeout-grace 0.5 -- \
+		sh -c "$(tree_cmd $m1 $m2 $m3)"
 	until_ok 1 eval 'alive $m1 && alive $m2 && alive $m3' && before=1 || before=
 	fin
 	t1=$(now_ms)
@@ -280,6 +283,26 @@ t_supervisor_killed() {
 	fin
 	if until_ok 1 gone $m; then tap_ok "--init: the command dies with its supervisor (SIGKILL)"
 	else tap_not_ok "--init: the command outlived its supervisor"; kill_marked $m; fi
+}
+
+# --user: the supervisor becomes that user too, or it could not signal
+# the command's tree
+t_user() {
+	local D="--user: the supervisor forwards SIGTERM to a command run as another user"
+	if [ "$(id -u)" != 0 ]; then
+		skip "$D" "needs root (--user names another user)"
+		skip "--user: --timeout" "needs root"
+		return
+	fi
+	bg "${LR[@]}" --user 65534 --init -- sh -c "trap 'exit 42' TERM; while :; do sleep 0.05; done"
+	until_ok 5 has_grandchild "$BG"
+	kill -TERM "$BG"
+	until_ok 3 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	fin
+	expect "$D" 42
+	EXTRA=(--user 65534)
+	check_timeout "--user"
+	EXTRA=()
 }
 
 # ===========================================================================
@@ -621,6 +644,7 @@ t_init_zombies
 t_init_timeout
 t_left_behind
 t_supervisor_killed
+t_user
 t_limits
 t_audit_runs
 t_die_with_parent
