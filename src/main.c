@@ -505,7 +505,6 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 
 /* A supervised run: the supervisor's state, and the child's link to it. */
 struct lifetime {
-	bool supervised;
 	struct lr_supervisor sv;
 	struct lr_audit audit;
 };
@@ -543,10 +542,11 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
 	     !policy->audit_log && getpid() != 1))
 		return;
-	life->supervised = true;
 	sv->timeout_ms = policy->timeout_ms;
 	sv->grace_ms = policy->timeout_grace_ms;
 	sv->die_with_parent = policy->die_with_parent;
+	/* the started record comes before the command runs */
+	sv->handshake = policy->audit_log != NULL;
 	lr_audit_init(&life->audit);
 	r = lr_supervise_start(sv, err, sizeof(err));
 	if (r < 0)
@@ -556,11 +556,13 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	forget_secrets(policy);
 	lr_features_probe(&features);
 	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
-	if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
+	if (r == 0 && !sv->handshake)
+		ready = 1;
+	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
-	if (ready > 0 && r == 0 && (r = lr_supervise_go(sv)) < 0)
+	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
 		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
 			 strerror(-r));
 	if (r < 0) {
@@ -596,7 +598,7 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 	char err[PATH_MAX + 256];
 	int r;
 
-	if (!life->supervised)
+	if (!life->sv.handshake)
 		return;
 	if (in->policy->audit_log) {
 		if (lr_audit_open(&life->audit, in->policy->audit_log, in->policy, in->rules, err,

@@ -101,7 +101,7 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	bool foreground;
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
 	sigset_t block;
-	int pair[2], e;
+	int pair[2] = { -1, -1 }, e;
 
 	sv->parent = getppid();
 	sv->pid1 = self == 1;
@@ -109,10 +109,14 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	foreground = sv->tty && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	sv->proc_ours = proc_is_ours();
 	sv->sock = -1;
-	/* blocked before the fork: none may be lost before the loop waits */
+	/* before the fork (neither is inherited): no orphan and no death of
+	 * the parent may come before the supervisor is told; and the signals
+	 * blocked, so that none is lost before the loop waits for them */
 	signal_set(&block, true);
-	if (sigprocmask(SIG_BLOCK, &block, &sv->saved_mask) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) {
+	if ((!sv->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) ||
+	    (sv->die_with_parent && prctl(PR_SET_PDEATHSIG, SIG_PARENT_DIED) < 0) ||
+	    sigprocmask(SIG_BLOCK, &block, &sv->saved_mask) < 0 ||
+	    (sv->handshake && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)) {
 		e = errno;
 		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
 		return -e;
@@ -121,15 +125,15 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	pid = fork();
 	if (pid < 0) {
 		e = errno;
-		close(pair[0]);
-		close(pair[1]);
+		if (sv->handshake) {
+			close(pair[0]);
+			close(pair[1]);
+		}
 		sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL);
 		snprintf(err, errlen, "supervisor: cannot fork: %s", strerror(e));
 		return -e;
 	}
 	if (pid == 0) {
-		close(pair[0]);
-		sv->sock = pair[1];
 		sv->child = 0;
 		/* the command does not outlive its supervisor */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
@@ -138,17 +142,23 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 		 * gets the terminal's signals (^C once, not twice) */
 		if (setpgid(0, 0) == 0 && foreground)
 			tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
+		if (sv->handshake) {
+			close(pair[0]);
+			sv->sock = pair[1]; /* the mask comes back in lr_supervise_ready */
+		} else if (sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL) < 0) {
+			_exit(LR_EXIT_FAILURE);
+		}
 		return 0;
 	}
-	close(pair[1]);
 	sv->child = pid;
-	sv->sock = pair[0];
+	if (sv->handshake) {
+		close(pair[1]);
+		sv->sock = pair[0];
+	}
 	setpgid(pid, pid); /* the child does it too: whichever comes first */
 	/* a caller's SIG_IGN would reap the command without its status, and
 	 * a closed stderr must not kill the supervisor */
-	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0 ||
-	    (!sv->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) ||
-	    (sv->die_with_parent && prctl(PR_SET_PDEATHSIG, SIG_PARENT_DIED) < 0)) {
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0) {
 		e = errno;
 		lr_supervise_abandon(sv);
 		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
@@ -166,12 +176,13 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	struct lr_plan plan;
 	int fds[8], bad, r;
 
-	if (n + 1 > sizeof(fds) / sizeof(*fds))
+	if (n >= sizeof(fds) / sizeof(*fds))
 		return -EINVAL;
 	if (n)
 		memcpy(fds, keep, n * sizeof(*fds));
-	fds[n] = sv->sock;
-	r = lr_exec_close_fds(fds, n + 1, &bad);
+	if (sv->sock >= 0)
+		fds[n++] = sv->sock;
+	r = lr_exec_close_fds(fds, n, &bad);
 	if (r < 0) {
 		snprintf(err, errlen, "supervisor: cannot close file descriptors: %s",
 			 strerror(-r));

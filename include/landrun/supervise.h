@@ -12,6 +12,10 @@
  *   lr_supervise_go      --- go -------> (lr_supervise_ready returns 0)
  *   lr_supervise_wait                    confine, execve
  *
+ * The handshake (accept, ready, go) only with sv->handshake: when something
+ * (the audit log's "started" record) must be done before the command runs;
+ * without it the two go their ways at once.
+ *
  * The supervisor forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
  * SIGUSR2 and SIGWINCH to the command's process group, reaps every orphan
  * (as PID 1, or as a child subreaper), ends the whole tree on a timeout or
@@ -42,6 +46,7 @@ struct lr_supervisor {
 	unsigned long long timeout_ms;	/* 0: none */
 	unsigned long long grace_ms;	/* from SIGTERM to SIGKILL when the tree is ended */
 	bool die_with_parent;
+	bool handshake;			/* the child waits for lr_supervise_go (--audit-log) */
 
 	/* set by lr_supervise_start */
 	pid_t child;			/* the command, once it execs (0 in the child) */
@@ -78,7 +83,8 @@ struct lr_outcome {
  * subreaper (unless PID 1), and returns the child's pid.  In the child:
  * returns 0; the child is in a process group of its own, holds the
  * terminal's foreground if landrun did, and dies with SIGKILL if the
- * supervisor does; its signals stay blocked until lr_supervise_ready.
+ * supervisor does; with a handshake its signals stay blocked until
+ * lr_supervise_ready.
  * -errno with ERR when the fork itself failed.
  */
 pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen);
