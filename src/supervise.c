@@ -195,6 +195,8 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	r = lr_policy_add_grant(&policy, "/proc", LR_ACCESS_RO, "--ro");
 	if (r < 0)
 		snprintf(err, errlen, "out of memory");
+	else
+		policy.grants[0].optional = true; /* without it, the command's group only */
 	if (r == 0) {
 		lr_plan_compute(&policy, features, &plan);
 		/* the command's domain is not inside the supervisor's: to

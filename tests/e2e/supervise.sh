@@ -127,7 +127,7 @@ t_pid1_sigterm() {
 	fin
 }
 
-ORPHANS='for i in 1 2 3 4 5; do sh -c "sleep 0.1 & exit 0"; done; exec sleep 3'
+ORPHANS='for i in 1 2 3 4 5; do sh -c "sleep 0.1 & exit 0"; done; exec sleep 30'
 
 t_pid1_zombies() {
 	local D=("pid 1: zombies stay at zero while the command makes orphans"
@@ -361,7 +361,7 @@ t_audit_runs() {
 	expect "audit: a run with --audit-log (exit 3)" 3
 	run "${LR[@]}" --audit-log "$AUD" --timeout 0.3 -- sleep 5
 	expect "audit: a run that times out" 124
-	bg "${LR[@]}" --audit-log "$AUD" -- sleep 5
+	bg "${LR[@]}" --audit-log "$AUD" -- sleep 30
 	until_ok 5 has_child "$BG"
 	kill -TERM "$BG"
 	fin
@@ -479,7 +479,7 @@ t_scope() {
 
 t_confined() {
 	local sup
-	bg "${LR[@]}" --init -- sleep 2
+	bg "${LR[@]}" --init -- sleep 30
 	sup=$BG
 	until_ok 5 has_child "$sup"
 	# the bounding set only matters, and can only be emptied, when root
@@ -504,7 +504,7 @@ t_no_secrets() {
 	local sup cmd file=sk-file-$RANDOM$RANDOM-$$ caller=sk-caller-$RANDOM$RANDOM-$$
 	printf 'API_KEY=%s\n' "$file" >"$W/secrets.env"
 	bg env LR_CALLER_SECRET="$caller" "${LR[@]}" --env-file "$W/secrets.env" --env API_KEY \
-		--init -- sleep 3
+		--init -- sleep 30
 	sup=$BG
 	until_ok 5 has_child "$sup" && sleep 0.2
 	cmd=$(child_of "$sup")
