@@ -49,7 +49,8 @@ static const struct lr_grant *writable_grant(const char *path, const struct lr_f
 }
 
 int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *policy,
-		  const struct lr_fs_rules *rules, char *err, size_t errlen)
+		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
+		  size_t errlen)
 {
 	char link[64], real[PATH_MAX];
 	const struct lr_grant *g;
@@ -83,6 +84,10 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	else if (policy->unrestricted_fs)
 		snprintf(err, errlen, "--audit-log %s: with --unrestricted-filesystem the command "
 			 "could rewrite it",
+			 path);
+	else if (lr_plan_is_lost(plan, LR_PROT_FS_WRITE))
+		snprintf(err, errlen, "--audit-log %s: writes are not confined on this kernel "
+			 "(fs.write is lost), so the command could rewrite it",
 			 path);
 	else if ((g = writable_grant(real, rules)))
 		snprintf(err, errlen, "--audit-log %s: inside the writable grant %s, where the "

@@ -601,8 +601,8 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 	if (!life->sv.handshake)
 		return;
 	if (in->policy->audit_log) {
-		if (lr_audit_open(&life->audit, in->policy->audit_log, in->policy, in->rules, err,
-				  sizeof(err)) < 0)
+		if (lr_audit_open(&life->audit, in->policy->audit_log, in->policy, in->plan,
+				  in->rules, err, sizeof(err)) < 0)
 			lr_die("%s", err);
 		started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
 		if (!started)

@@ -32,11 +32,13 @@ void lr_audit_init(struct lr_audit *a);
 /*
  * Open PATH for appending (mode 0600 when made) and refuse (-EACCES, ERR
  * naming the grant) a file the command could rewrite: inside a writable
- * grant of RULES, with other hard links, or anywhere under
- * --unrestricted-filesystem.  0, or -errno with ERR.
+ * grant of RULES, with other hard links, or anywhere when PLAN does not
+ * confine writes (--unrestricted-filesystem, or no Landlock).  0, or -errno
+ * with ERR.
  */
 int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *policy,
-		  const struct lr_fs_rules *rules, char *err, size_t errlen);
+		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
+		  size_t errlen);
 
 /* The "started" record, one line: landrun's ARGV and working directory, the
  * SUPERVISOR's and the COMMAND's pids, and IN as --explain=json shows it.
