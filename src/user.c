@@ -204,8 +204,8 @@ int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 		return fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
 			    (unsigned)u->uid, (unsigned)u->gid);
 	if (pdeath_restore(&pdeath) < 0)
-		return fail(err, errlen, -errno, "--user: cannot set the parent-death signal again: %s",
-			    strerror(errno));
+		return fail(err, errlen, -errno,
+			    "--user: cannot set the parent-death signal again: %s", strerror(errno));
 	return 0;
 }
 

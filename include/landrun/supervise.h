@@ -46,7 +46,7 @@ struct lr_supervisor {
 	unsigned long long timeout_ms;	/* 0: none */
 	unsigned long long grace_ms;	/* from SIGTERM to SIGKILL when the tree is ended */
 	bool die_with_parent;
-	bool handshake;			/* the child waits for lr_supervise_go (--audit-log) */
+	bool handshake;			/* the child waits for lr_supervise_go */
 
 	/* set by lr_supervise_start */
 	pid_t child;			/* the command, once it execs (0 in the child) */
