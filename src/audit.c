@@ -58,15 +58,15 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	ssize_t n;
 	int fd, e;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	/* never a FIFO, whose open would wait for a reader */
+	fd = lr_open_regular_as(path, O_WRONLY | O_APPEND | O_CREAT, 0600, &st);
 	if (fd < 0) {
-		e = errno;
-		snprintf(err, errlen, "--audit-log %s: %s", path, strerror(e));
-		return -e;
+		snprintf(err, errlen, "--audit-log %s: %s", path, lr_open_strerror(fd));
+		return fd;
 	}
 	/* what was opened, not what the name says */
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if (fstat(fd, &st) < 0 || (n = readlink(link, real, sizeof(real) - 1)) < 0) {
+	if ((n = readlink(link, real, sizeof(real) - 1)) < 0) {
 		e = errno;
 		close(fd);
 		snprintf(err, errlen, "--audit-log %s: %s", path, strerror(e));
@@ -74,9 +74,7 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	}
 	real[n] = '\0';
 	e = EACCES;
-	if (!S_ISREG(st.st_mode))
-		snprintf(err, errlen, "--audit-log %s: not a regular file", path);
-	else if (st.st_nlink > 1)
+	if (st.st_nlink > 1)
 		snprintf(err, errlen,
 			 "--audit-log %s: has %ju hard links, and one may lie where the command "
 			 "can write",

@@ -401,6 +401,9 @@ t_audit_refused() {
 	expect "${D[2]}" 125
 	run "${LR[@]}" --rw "$W/rw" --audit-log "$W/outside.log" -- sh -c "touch $W/rw/ran"
 	if [ "$RC" = 0 ] && [ -e "$W/rw/ran" ]; then tap_ok "${D[3]}"; else tap_not_ok "${D[3]}"; fi
+	mkfifo "$W/fifo"
+	run timeout 10 "${LR[@]}" --audit-log "$W/fifo" -- true
+	expect "audit: a FIFO is refused at once (its open would wait for a reader)" 125
 	# without Landlock (simulated) nothing confines writes: the log could be rewritten
 	rm -f "$W/rw/ran"
 	run "$FAKE" enosys -- "$LANDRUN" "${SYS[@]}" --audit-log "$W/outside.log" -- sh -c "touch $W/rw/ran"
