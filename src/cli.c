@@ -56,6 +56,26 @@ const char lr_cli_usage[] =
 	"                             /etc/passwd, or a number) and GROUP (default: USER's),\n"
 	"                             with no other group; as uid 0 it may not chmod or chown\n"
 	"\n"
+	"Lifetime (with these, or as PID 1, landrun stays as a supervisor: it forwards\n"
+	"SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH, reaps orphans,\n"
+	"and when the command exits, ends whatever it left behind, daemons included):\n"
+	"  --init                     supervise also when not PID 1\n"
+	"  --timeout DURATION         end the whole tree after DURATION (30, 1.5m, 2h; 0: never)\n"
+	"                             with SIGTERM, then SIGKILL after the grace; exit 124\n"
+	"  --timeout-grace DURATION   from SIGTERM to SIGKILL when the tree is ended (10s)\n"
+	"  --die-with-parent          end the whole tree when landrun's parent dies\n"
+	"  --audit-log FILE           append one JSON line when the command starts and one\n"
+	"                             when it ends; FILE must be outside the writable grants\n"
+	"\n"
+	"Limits (soft and hard, set for the command, supervised or not):\n"
+	"  --rlimit-as SIZE           address space, in bytes (k, m, g, t: 4g)\n"
+	"  --rlimit-cpu SECONDS       CPU time\n"
+	"  --rlimit-fsize SIZE        size of any file written\n"
+	"  --rlimit-nofile N          open files\n"
+	"  --rlimit-nproc N           processes of the user (all of the user's, not only\n"
+	"                             the command's; not enforced for root)\n"
+	"  --rlimit-core SIZE         core dumps (default 0: none); each also takes unlimited\n"
+	"\n"
 	"Kernel support:\n"
 	"  --on-unsupported=MODE      error: refuse if a protection cannot be enforced;\n"
 	"                             warn (default): say what is lost, then run; ignore\n"
@@ -76,7 +96,8 @@ const char lr_cli_usage[] =
 	"LANDRUN_LOG_LEVEL the default --log-level.\n"
 	"\n"
 	"Exit status: 125 landrun failed (bad flag, bad file, refused policy), 126 COMMAND\n"
-	"could not be executed, 127 COMMAND not found; otherwise COMMAND's own status.\n";
+	"could not be executed, 127 COMMAND not found, 124 --timeout ended it; otherwise\n"
+	"COMMAND's own status (128+N when a supervised COMMAND died of signal N).\n";
 
 /* getopt's view of the option table (filled in once). */
 static struct option longopts[LR_OPT_VERSION - LR_OPT_ADD_EXEC + 2];

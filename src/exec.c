@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -130,4 +131,26 @@ int lr_exec_close_fds(const int *keep, size_t n, int *bad)
 	}
 	free(sorted);
 	return close_from_to(next, UINT_MAX);
+}
+
+int lr_exec_set_limits(const struct lr_limit_setting *limits, int *bad)
+{
+	static const int resources[LR_LIMIT_COUNT] = {
+		[LR_LIMIT_AS] = RLIMIT_AS,	   [LR_LIMIT_CORE] = RLIMIT_CORE,
+		[LR_LIMIT_CPU] = RLIMIT_CPU,	   [LR_LIMIT_FSIZE] = RLIMIT_FSIZE,
+		[LR_LIMIT_NOFILE] = RLIMIT_NOFILE, [LR_LIMIT_NPROC] = RLIMIT_NPROC,
+	};
+
+	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
+		struct rlimit rl;
+
+		if (!limits[i].set && i != LR_LIMIT_CORE)
+			continue;
+		rl.rlim_cur = rl.rlim_max = limits[i].set ? (rlim_t)limits[i].value : 0;
+		if (setrlimit(resources[i], &rl) < 0) {
+			*bad = i;
+			return -errno;
+		}
+	}
+	return 0;
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include "config.h"
 #include "landrun/explain.h"
 #include "landrun/features.h"
+#include "landrun/json.h"
+#include "landrun/options.h"
 
 static const char *const fs_right_names[] = {
 	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
@@ -46,6 +49,23 @@ static void print_ports(FILE *out, const struct lr_port_range *r, size_t n, bool
 	}
 	if (!n && !json)
 		fputs("none", out);
+}
+
+/* "as", "core", ...: the --rlimit-* option's name without its prefix */
+static const char *limit_name(int limit)
+{
+	return lr_option_get(LR_OPT_RLIMIT_AS + limit)->name + strlen("rlimit-");
+}
+
+/* A limit as set for the command: RLIMIT_CORE is 0 unless set. */
+static void print_limit(FILE *out, const struct lr_limit_setting *l, int limit, bool json)
+{
+	if (!l->set && limit != LR_LIMIT_CORE)
+		fputs(json ? "null" : "not set", out);
+	else if (l->set && l->value == RLIM_INFINITY)
+		fputs(json ? "\"unlimited\"" : "unlimited", out);
+	else
+		fprintf(out, "%llu", l->set ? l->value : 0);
 }
 
 static const char *mode_name(enum lr_on_unsupported m)
@@ -144,6 +164,26 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	fprintf(out, "; TCP bind: ");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, false);
 	fprintf(out, "\n");
+	fprintf(out, "lifetime: ");
+	if (in->policy->init || in->policy->timeout_ms || in->policy->die_with_parent ||
+	    in->policy->audit_log)
+		fprintf(out, "supervised (asked for by%s%s%s%s), grace %llu ms%s%s\n",
+			in->policy->init ? " --init" : "",
+			in->policy->timeout_ms ? " --timeout" : "",
+			in->policy->die_with_parent ? " --die-with-parent" : "",
+			in->policy->audit_log ? " --audit-log" : "", in->policy->timeout_grace_ms,
+			in->policy->audit_log ? "; audit log " : "",
+			in->policy->audit_log ? in->policy->audit_log : "");
+	else
+		fprintf(out, "exec in place (supervised only as PID 1)\n");
+	if (in->policy->timeout_ms)
+		fprintf(out, "timeout: %llu ms\n", in->policy->timeout_ms);
+	fprintf(out, "limits:");
+	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
+		fprintf(out, "%s %s ", i ? ";" : "", limit_name(i));
+		print_limit(out, &in->policy->limits[i], i, false);
+	}
+	fprintf(out, "\n");
 	fprintf(out, "\nenvironment (%zu variables, values not shown):", in->env->n);
 	for (size_t i = 0; i < in->env->n; i++)
 		fprintf(out, " %.*s", (int)strcspn(in->env->v[i], "="), in->env->v[i]);
@@ -154,31 +194,7 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, "command: %s\n", in->command);
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
-{
-	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	if (s)
-		json_string(out, s, strlen(s));
-	else
-		fputs("null", out);
-}
-
-void lr_explain_json(FILE *out, const struct lr_explain_input *in)
+void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
 	struct utsname u;
@@ -186,36 +202,37 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 	if (uname(&u) < 0)
 		strcpy(u.release, "?");
 	fprintf(out, "{\"schema\":1,\"landrun_version\":");
-	json_str(out, LR_VERSION);
+	lr_json_str(out, LR_VERSION);
 	fprintf(out, ",\"kernel\":{\"release\":");
-	json_str(out, u.release);
+	lr_json_str(out, u.release);
 	fprintf(out, ",\"landlock_abi\":%d,\"landlock_abi_used\":%d,\"landlock_abi_known\":%d,"
 		     "\"landlock_errno\":",
 		plan->abi_kernel, plan->abi, LR_LANDLOCK_ABI_KNOWN);
-	json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
+	lr_json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
 	fprintf(out, ",\"landlock_errata\":%u,\"seccomp\":%s},\"on_unsupported\":",
 		plan->landlock_errata, plan->seccomp ? "true" : "false");
-	json_str(out, mode_name(in->policy->on_unsupported));
+	lr_json_str(out, mode_name(in->policy->on_unsupported));
 	fprintf(out, ",\"profile\":");
-	json_str(out, in->policy->profile);
+	lr_json_str(out, in->policy->profile);
 	fprintf(out, ",\"project\":");
-	json_str(out, in->policy->project);
+	lr_json_str(out, in->policy->project);
 	fprintf(out, ",\"protections\":[");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
 		const struct lr_plan_row *row = &plan->rows[p];
 
 		fprintf(out, "%s{\"id\":", p ? "," : "");
-		json_str(out, info->id);
+		lr_json_str(out, info->id);
 		fprintf(out, ",\"requested\":%s,\"enforced\":%s,\"layer\":",
 			row->requested ? "true" : "false",
 			row->requested && row->layer != LR_LAYER_NONE ? "true" : "false");
-		json_str(out, row->requested && row->layer != LR_LAYER_NONE ? lr_layer_name(row->layer)
-									    : NULL);
+		lr_json_str(out, row->requested && row->layer != LR_LAYER_NONE
+					 ? lr_layer_name(row->layer)
+					 : NULL);
 		fprintf(out, ",\"what\":");
-		json_str(out, info->what);
+		lr_json_str(out, info->what);
 		fprintf(out, ",\"needs\":");
-		json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
+		lr_json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"grants\":[");
@@ -223,22 +240,22 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		const struct lr_fs_rule *r = &in->rules->v[i];
 
 		fprintf(out, "%s{\"flag\":", i ? "," : "");
-		json_str(out, r->grant->flag);
+		lr_json_str(out, r->grant->flag);
 		fprintf(out, ",\"path\":");
-		json_str(out, r->grant->path);
+		lr_json_str(out, r->grant->path);
 		fprintf(out, ",\"resolved\":");
-		json_str(out, r->realpath);
+		lr_json_str(out, r->realpath);
 		fprintf(out, ",\"rights\":[");
 		for (size_t b = 0, n = 0; b < sizeof(fs_right_names) / sizeof(*fs_right_names); b++) {
 			if (!(r->rights & (1ULL << b)))
 				continue;
 			fputs(n++ ? "," : "", out);
-			json_str(out, fs_right_names[b]);
+			lr_json_str(out, fs_right_names[b]);
 		}
 		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"made_at_start\":%s,\"origin\":",
 			r->grant->optional ? "true" : "false", r->carved ? "true" : "false",
 			r->fd < 0 ? "true" : "false");
-		json_str(out, r->grant->origin);
+		lr_json_str(out, r->grant->origin);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"kept_out\":[");
@@ -248,11 +265,11 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 		if (!h->carved)
 			continue;
 		fprintf(out, "%s{\"path\":", n++ ? "," : "");
-		json_str(out, h->path);
+		lr_json_str(out, h->path);
 		fprintf(out, ",\"access\":");
-		json_str(out, h->kind == LR_HOLE_SECRET ? "none" : "read");
+		lr_json_str(out, h->kind == LR_HOLE_SECRET ? "none" : "read");
 		fprintf(out, ",\"why\":");
-		json_str(out, h->why);
+		lr_json_str(out, h->why);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
@@ -272,12 +289,28 @@ void lr_explain_json(FILE *out, const struct lr_explain_input *in)
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
 	fprintf(out, "],\"bind_tcp\":[");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
-	fprintf(out, "]},\"environment\":[");
+	fprintf(out, "]},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
+		     "\"die_with_parent\":%s,\"audit_log\":",
+		in->policy->init ? "true" : "false", in->policy->timeout_ms,
+		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");
+	lr_json_str(out, in->policy->audit_log);
+	fprintf(out, "},\"limits\":{");
+	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
+		fprintf(out, "%s\"%s\":", i ? "," : "", limit_name(i));
+		print_limit(out, &in->policy->limits[i], i, true);
+	}
+	fprintf(out, "},\"environment\":[");
 	for (size_t i = 0; i < in->env->n; i++) {
 		fputs(i ? "," : "", out);
-		json_string(out, in->env->v[i], strcspn(in->env->v[i], "="));
+		lr_json_strn(out, in->env->v[i], strcspn(in->env->v[i], "="));
 	}
 	fprintf(out, "],\"command\":");
-	json_str(out, in->command);
-	fprintf(out, "}\n");
+	lr_json_str(out, in->command);
+	fputc('}', out);
+}
+
+void lr_explain_json(FILE *out, const struct lr_explain_input *in)
+{
+	lr_explain_json_object(out, in);
+	fputc('\n', out);
 }

@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "landrun/audit.h"
 #include "landrun/caps.h"
 #include "landrun/cli.h"
 #include "landrun/dotenv.h"
@@ -30,6 +32,7 @@
 #include "landrun/project.h"
 #include "landrun/scan.h"
 #include "landrun/seccomp.h"
+#include "landrun/supervise.h"
 #include "landrun/user.h"
 #include "landrun/util.h"
 
@@ -299,19 +302,12 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 {
 	struct lr_witness witness;
 	char err[512];
-	int bad_fd = -1, r;
+	int bad_fd = -1, bad_limit = 0, r;
 
 	lr_landlock_witness_pick(plan, rules, &witness);
 
-	/* --user: the bounding set first (that needs CAP_SETPCAP), then the
-	 * ids (CAP_SETUID, CAP_SETGID), then the rest of the capabilities */
-	if (lr_caps_privileged()) {
-		if (plan->switch_user && (lr_caps_drop_bounding(err, sizeof(err)) < 0 ||
-					  lr_user_switch(&policy->run_as, err, sizeof(err)) < 0))
-			lr_die("%s", err);
-		if (lr_caps_drop(err, sizeof(err)) < 0)
-			lr_die("%s", err);
-	}
+	if (lr_user_drop_privileges(&policy->run_as, plan->switch_user, err, sizeof(err)) < 0)
+		lr_die("%s", err);
 	r = lr_caps_no_new_privs();
 	if (r < 0)
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
@@ -333,6 +329,12 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
 	if (setrlimit(RLIMIT_NOFILE, nofile) < 0)
 		lr_die_errno("cannot restore the limit of open files");
+	/* after that: --rlimit-nofile wins */
+	r = lr_exec_set_limits(policy->limits, &bad_limit);
+	if (r < 0)
+		lr_die("--%s: cannot set the limit: %s%s",
+		       lr_option_get(LR_OPT_RLIMIT_AS + bad_limit)->name, strerror(-r),
+		       r == -EPERM ? " (above the hard limit)" : "");
 
 	/* last: compiled at build time for this plan */
 	if (plan->seccomp) {
@@ -502,6 +504,118 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 		 holes->entries, rules->n);
 }
 
+/* A supervised run: the supervisor's state, and the child's link to it. */
+struct lifetime {
+	struct lr_supervisor sv;
+	struct lr_audit audit;
+};
+
+/* What the supervisor must not keep: landrun's own environment (the
+ * caller's secrets) and the values of --env NAME=VALUE. */
+static void forget_secrets(struct lr_policy *policy)
+{
+	for (size_t i = 0; i < policy->n_env; i++)
+		if (policy->env[i].value)
+			explicit_bzero(policy->env[i].value, strlen(policy->env[i].value));
+	for (char **e = environ; e && *e; e++)
+		explicit_bzero(*e, strlen(*e));
+	clearenv();
+}
+
+/*
+ * With --init, --timeout, --die-with-parent or --audit-log, or as PID 1, a
+ * supervisor stays (supervise.h).  landrun forks here, before anything of
+ * the run is read or opened: the child returns to do all of it as it would
+ * without a supervisor (its /proc/self is the command's), and the parent,
+ * which never sees the --env-file, supervises it and exits with its status:
+ * 124 on a timeout, 128+N when it died of signal N.
+ */
+static void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
+{
+	struct lr_supervisor *sv = &life->sv;
+	_cleanup_free_ char *started = NULL, *ended = NULL;
+	struct lr_features features;
+	char err[PATH_MAX + 256];
+	struct lr_outcome out;
+	int status, ready = 0, r;
+
+	if (policy->explain != LR_EXPLAIN_NONE ||
+	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
+	     !policy->audit_log && getpid() != 1))
+		return;
+	sv->timeout_ms = policy->timeout_ms;
+	sv->grace_ms = policy->timeout_grace_ms;
+	sv->die_with_parent = policy->die_with_parent;
+	/* the started record comes before the command runs */
+	sv->handshake = policy->audit_log != NULL;
+	lr_audit_init(&life->audit);
+	r = lr_supervise_start(sv, err, sizeof(err));
+	if (r < 0)
+		lr_die("%s", err);
+	if (r == 0)
+		return;
+	forget_secrets(policy);
+	lr_features_probe(&features);
+	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
+	if (r == 0 && !sv->handshake)
+		ready = 1;
+	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
+		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
+	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
+		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
+	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
+		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
+			 strerror(-r));
+	if (r < 0) {
+		lr_supervise_abandon(sv);
+		lr_die("%s", err);
+	}
+	/* ready == 0: the child ended before it ran anything (and said why) */
+	r = lr_supervise_wait(sv, &out);
+	if (r < 0)
+		lr_warn("supervisor: %s", r == -ETIMEDOUT
+						  ? "processes of the tree could not be ended"
+						  : strerror(-r));
+	status = !out.ended		   ? LR_EXIT_FAILURE
+		 : out.why == LR_END_TIMEOUT ? 124
+		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
+					   : 128 + WTERMSIG(out.status);
+	if (ready && life->audit.fd >= 0 &&
+	    (!(ended = lr_audit_ended(&life->audit, &out, status)) ||
+	     (r = lr_audit_write(&life->audit, ended)) < 0))
+		lr_warn("--audit-log %s: cannot write the end of the run: %s", policy->audit_log,
+			ended ? strerror(-r) : "out of memory");
+	exit(status);
+}
+
+/* The child of a supervisor, ready to confine itself: the audit log is
+ * opened and checked against the grants, and it and the "started" record
+ * handed to the supervisor, which writes the record before the command
+ * runs. */
+static void supervised_ready(const struct lr_explain_input *in, struct lifetime *life,
+			     char **argv)
+{
+	_cleanup_free_ char *started = NULL;
+	char err[PATH_MAX + 256];
+	int r;
+
+	if (!life->sv.handshake)
+		return;
+	if (in->policy->audit_log) {
+		if (lr_audit_open(&life->audit, in->policy->audit_log, in->policy, in->plan,
+				  in->rules, err, sizeof(err)) < 0)
+			lr_die("%s", err);
+		started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
+		if (!started)
+			lr_die("out of memory");
+	}
+	r = lr_supervise_ready(&life->sv, started, life->audit.fd);
+	if (life->audit.fd >= 0)
+		close(life->audit.fd);
+	if (r < 0)
+		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
+}
+
 /* With 0, 1 or 2 closed, the next open would take its place and survive
  * into the sandbox as the command's stdin, stdout or stderr. */
 static void ensure_std_fds(void)
@@ -527,6 +641,7 @@ int main(int argc, char **argv)
 	struct lr_holes holes = { 0 };
 	struct rlimit nofile;
 	struct lr_plan plan;
+	struct lifetime life = { 0 };
 	char err[512];
 	char *command;
 
@@ -535,6 +650,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &policy);
 	apply_defaults(&policy);
 	resolve_user(&policy);
+	supervise(&policy, &life, argv);
 
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
@@ -577,6 +693,9 @@ int main(int argc, char **argv)
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);
+	supervised_ready(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
+						     command },
+			 &life, argv);
 	confine(&policy, &plan, &rules, &holes, &nofile);
 	run(&policy, command, child_env.v);
 }

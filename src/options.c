@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "landrun/options.h"
 
@@ -13,17 +14,20 @@ const struct lr_option lr_options[] = {
 	{ "add-exec", LR_OPT_ADD_EXEC, LR_ARG_NONE, 0 },
 	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "allow-protected", LR_OPT_ALLOW_PROTECTED, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "audit-log", LR_OPT_AUDIT_LOG, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "best-effort", LR_OPT_BEST_EFFORT, LR_ARG_NONE, 0 },
 	{ "bind-tcp", LR_OPT_BIND_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "config", LR_OPT_CONFIG, LR_ARG_REQUIRED, LR_OPTF_PATH | LR_OPTF_FILE },
 	{ "connect-tcp", LR_OPT_CONNECT_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "deny-subprocess", LR_OPT_DENY_SUBPROCESS, LR_ARG_NONE, 0 },
+	{ "die-with-parent", LR_OPT_DIE_WITH_PARENT, LR_ARG_NONE, 0 },
 	{ "env", LR_OPT_ENV, LR_ARG_REQUIRED, 0 },
 	{ "env-file", LR_OPT_ENV_FILE, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "env-prefix", LR_OPT_ENV_PREFIX, LR_ARG_REQUIRED, 0 },
 	{ "explain", LR_OPT_EXPLAIN, LR_ARG_OPTIONAL, LR_OPTF_CLI },
 	{ "help", LR_OPT_HELP, LR_ARG_NONE, LR_OPTF_CLI },
 	{ "ignore-missing", LR_OPT_IGNORE_MISSING, LR_ARG_NONE, 0 },
+	{ "init", LR_OPT_INIT, LR_ARG_NONE, 0 },
 	{ "keep-fd", LR_OPT_KEEP_FD, LR_ARG_REQUIRED, 0 },
 	{ "ldd", LR_OPT_LDD, LR_ARG_NONE, 0 },
 	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
@@ -32,10 +36,18 @@ const struct lr_option lr_options[] = {
 	{ "private-home", LR_OPT_PRIVATE_HOME, LR_ARG_NONE, 0 },
 	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
 	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
+	{ "rlimit-as", LR_OPT_RLIMIT_AS, LR_ARG_REQUIRED, 0 },
+	{ "rlimit-core", LR_OPT_RLIMIT_CORE, LR_ARG_REQUIRED, 0 },
+	{ "rlimit-cpu", LR_OPT_RLIMIT_CPU, LR_ARG_REQUIRED, 0 },
+	{ "rlimit-fsize", LR_OPT_RLIMIT_FSIZE, LR_ARG_REQUIRED, 0 },
+	{ "rlimit-nofile", LR_OPT_RLIMIT_NOFILE, LR_ARG_REQUIRED, 0 },
+	{ "rlimit-nproc", LR_OPT_RLIMIT_NPROC, LR_ARG_REQUIRED, 0 },
 	{ "ro", LR_OPT_RO, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rox", LR_OPT_ROX, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rw", LR_OPT_RW, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rwx", LR_OPT_RWX, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "timeout", LR_OPT_TIMEOUT, LR_ARG_REQUIRED, 0 },
+	{ "timeout-grace", LR_OPT_TIMEOUT_GRACE, LR_ARG_REQUIRED, 0 },
 	{ "unix", LR_OPT_UNIX, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "unrestricted-filesystem", LR_OPT_UNRESTRICTED_FS, LR_ARG_NONE, 0 },
 	{ "unrestricted-network", LR_OPT_UNRESTRICTED_NET, LR_ARG_NONE, 0 },
@@ -151,6 +163,85 @@ int lr_option_parse_log_level(const char *s, enum lr_log_level *level)
 		*level = LR_LOG_DEBUG;
 	else
 		return -EINVAL;
+	return 0;
+}
+
+/* Digits at *P -> *V (at least one); *P moves past them.  -EINVAL on overflow. */
+static int parse_digits(const char **p, unsigned long long *v, unsigned *count)
+{
+	*v = 0;
+	*count = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++, (*count)++) {
+		unsigned d = (unsigned)(**p - '0');
+
+		if (*v > (ULLONG_MAX - d) / 10)
+			return -EINVAL;
+		*v = *v * 10 + d;
+	}
+	return *count ? 0 : -EINVAL;
+}
+
+int lr_option_parse_duration(const char *s, unsigned long long *ms)
+{
+	static const struct {
+		char unit;
+		unsigned long long ms;
+	} units[] = { { 's', 1000 }, { 'm', 60000 }, { 'h', 3600000 }, { 'd', 86400000 } };
+	unsigned long long whole, frac = 0, den = 1, per = 1000, part;
+	const char *p = s, *start;
+	unsigned n;
+
+	if (parse_digits(&p, &whole, &n) < 0)
+		return -EINVAL;
+	if (*p == '.') {
+		/* nine decimals are finer than a millisecond of any unit */
+		for (start = ++p; *p >= '0' && *p <= '9'; p++)
+			if (den < 1000000000ULL) {
+				frac = frac * 10 + (unsigned)(*p - '0');
+				den *= 10;
+			}
+		if (p == start)
+			return -EINVAL;
+	}
+	for (size_t i = 0; *p && i < sizeof(units) / sizeof(*units); i++)
+		if (*p == units[i].unit) {
+			per = units[i].ms;
+			p++;
+			break;
+		}
+	if (*p || whole > ULLONG_MAX / per)
+		return -EINVAL;
+	part = (frac * per + den - 1) / den; /* rounded up: 0.0001 is not "no timeout" */
+	if (whole * per > ULLONG_MAX - part)
+		return -EINVAL;
+	*ms = whole * per + part;
+	return 0;
+}
+
+int lr_option_parse_limit(const char *s, bool size, unsigned long long *value)
+{
+	static const char units[] = "kmgt";
+	unsigned long long v;
+	const char *p = s, *u;
+	unsigned n;
+
+	if (strcmp(s, "unlimited") == 0) {
+		*value = RLIM_INFINITY;
+		return 0;
+	}
+	if (parse_digits(&p, &v, &n) < 0)
+		return -EINVAL;
+	if (size && *p && (u = strchr(units, *p | 0x20)) && !p[1]) {
+		unsigned shift = 10 * (unsigned)(u - units + 1);
+
+		if (v > (RLIM_INFINITY - 1) >> shift)
+			return -EINVAL;
+		v <<= shift;
+		p++;
+	}
+	if (*p || v >= RLIM_INFINITY)
+		return -EINVAL;
+	*value = v;
 	return 0;
 }
 
@@ -347,6 +438,48 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 					   arg);
 		p->log_level_set = true;
 		break;
+	case LR_OPT_INIT:
+		p->init = true;
+		break;
+	case LR_OPT_DIE_WITH_PARENT:
+		p->die_with_parent = true;
+		break;
+	case LR_OPT_TIMEOUT:
+	case LR_OPT_TIMEOUT_GRACE:
+		if (lr_option_parse_duration(arg, o->id == LR_OPT_TIMEOUT
+							  ? &p->timeout_ms
+							  : &p->timeout_grace_ms) < 0)
+			return lr_opt_fail(err, "--%s: '%s' is not a duration (a number, then "
+						"s, m, h or d: 30, 1.5m)",
+					   o->name, arg);
+		break;
+	case LR_OPT_AUDIT_LOG:
+		if (!*arg)
+			return lr_opt_fail(err, "--audit-log: empty path");
+		free(p->audit_log);
+		p->audit_log = strdup(arg);
+		r = p->audit_log ? 0 : -ENOMEM;
+		break;
+	case LR_OPT_RLIMIT_AS:
+	case LR_OPT_RLIMIT_CORE:
+	case LR_OPT_RLIMIT_CPU:
+	case LR_OPT_RLIMIT_FSIZE:
+	case LR_OPT_RLIMIT_NOFILE:
+	case LR_OPT_RLIMIT_NPROC: {
+		_Static_assert(LR_OPT_RLIMIT_NPROC - LR_OPT_RLIMIT_AS ==
+				       LR_LIMIT_NPROC - LR_LIMIT_AS,
+			       "the --rlimit-* options are in enum lr_limit's order");
+		struct lr_limit_setting *l = &p->limits[o->id - LR_OPT_RLIMIT_AS];
+		bool size = o->id == LR_OPT_RLIMIT_AS || o->id == LR_OPT_RLIMIT_CORE ||
+			    o->id == LR_OPT_RLIMIT_FSIZE;
+
+		if (lr_option_parse_limit(arg, size, &l->value) < 0)
+			return lr_opt_fail(err, "--%s: '%s' is not %s or 'unlimited'", o->name, arg,
+					   size ? "a size (bytes, or a number then k, m, g or t)"
+						: "a number");
+		l->set = true;
+		break;
+	}
 	case LR_OPT_HELP:
 		return LR_OPT_SHOW_HELP;
 	case LR_OPT_VERSION:

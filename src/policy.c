@@ -12,6 +12,7 @@ void lr_policy_init(struct lr_policy *p)
 	memset(p, 0, sizeof(*p));
 	p->on_unsupported = LR_UNSUPPORTED_WARN;
 	p->log_level = LR_LOG_NOTICE;
+	p->timeout_grace_ms = LR_TIMEOUT_GRACE_DEFAULT_MS;
 }
 
 static void free_strv(char **v, size_t n)
@@ -44,6 +45,7 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->user);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
+	free(p->audit_log);
 	lr_policy_init(p);
 }
 

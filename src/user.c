@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include "landrun/caps.h"
 #include "landrun/user.h"
 #include "landrun/util.h"
 
@@ -146,8 +149,40 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group, str
 	return 0;
 }
 
+/*
+ * The kernel forgets the parent-death signal when the ids change, and a
+ * supervised command must still die with its supervisor: each change below
+ * is made between pdeath_save and pdeath_restore, which sets it again (and
+ * delivers it if the parent died meanwhile).
+ */
+struct pdeath {
+	int sig;
+	pid_t parent;
+};
+
+static struct pdeath pdeath_save(void)
+{
+	struct pdeath p = { 0, getppid() };
+
+	if (prctl(PR_GET_PDEATHSIG, &p.sig) < 0)
+		p.sig = 0;
+	return p;
+}
+
+static int pdeath_restore(const struct pdeath *p)
+{
+	if (!p->sig)
+		return 0;
+	if (prctl(PR_SET_PDEATHSIG, p->sig) < 0)
+		return -errno;
+	if (getppid() != p->parent)
+		raise(p->sig);
+	return 0;
+}
+
 int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 {
+	struct pdeath pdeath = pdeath_save();
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg, groups[2];
 	int n;
@@ -168,31 +203,52 @@ int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 	    eg != u->gid || sg != u->gid)
 		return fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
 			    (unsigned)u->uid, (unsigned)u->gid);
+	if (pdeath_restore(&pdeath) < 0)
+		return fail(err, errlen, -errno,
+			    "--user: cannot set the parent-death signal again: %s", strerror(errno));
 	return 0;
+}
+
+int lr_user_drop_privileges(const struct lr_run_as *u, bool do_switch, char *err,
+			    size_t errlen)
+{
+	int r;
+
+	if (!lr_caps_privileged())
+		return 0;
+	if (do_switch && ((r = lr_caps_drop_bounding(err, errlen)) < 0 ||
+			  (r = lr_user_switch(u, err, errlen)) < 0))
+		return r;
+	return lr_caps_drop(err, errlen);
 }
 
 int lr_user_fs_enter(const struct lr_run_as *u)
 {
+	struct pdeath pdeath;
+
 	if (!u)
 		return 0;
+	pdeath = pdeath_save();
 	setfsgid(u->gid);
 	setfsuid(u->uid);
 	/* setfs*id return the previous id whatever happens: ask again */
 	if ((uid_t)setfsuid((uid_t)-1) != u->uid || (gid_t)setfsgid((gid_t)-1) != u->gid)
 		return -EPERM;
-	return 0;
+	return pdeath_restore(&pdeath);
 }
 
 int lr_user_fs_leave(const struct lr_run_as *u)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	struct pdeath pdeath;
 
 	if (!u)
 		return 0;
+	pdeath = pdeath_save();
 	setfsuid(uid);
 	setfsgid(gid);
 	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid)
 		return -EPERM;
-	return 0;
+	return pdeath_restore(&pdeath);
 }

@@ -52,12 +52,17 @@ static int not_regular(const struct stat *st)
 
 int lr_open_regular(const char *path, struct stat *st)
 {
+	return lr_open_regular_as(path, O_RDONLY, 0, st);
+}
+
+int lr_open_regular_as(const char *path, int flags, mode_t mode, struct stat *st)
+{
 	int fd;
 
 	/* a device is refused before it is opened; the fstat below closes the race */
 	if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
 		return not_regular(st);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st) < 0) {

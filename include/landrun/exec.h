@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "landrun/policy.h"
+
 /*
  * Find CMD as a shell would: a name with a '/' is used as it is, any other is
  * looked up in SEARCH_PATH (the caller's PATH, or the system default if NULL).
@@ -18,5 +20,13 @@ int lr_exec_resolve(const char *cmd, const char *search_path, char **out);
  * and *BAD is set to it).
  */
 int lr_exec_close_fds(const int *keep, size_t n, int *bad);
+
+/*
+ * Set the resource limits of LIMITS (enum lr_limit order), soft and hard
+ * alike; RLIMIT_CORE, when not set, to 0 (no core dumps: the command's memory
+ * holds what it was given).  0, or -errno with *BAD the enum lr_limit that
+ * failed (raising a hard limit needs CAP_SYS_RESOURCE).
+ */
+int lr_exec_set_limits(const struct lr_limit_setting *limits, int *bad);
 
 #endif /* LANDRUN_EXEC_H */

@@ -23,5 +23,7 @@ struct lr_explain_input {
  * environment variables are never printed, only their names. */
 void lr_explain_text(FILE *out, const struct lr_explain_input *in);
 void lr_explain_json(FILE *out, const struct lr_explain_input *in);
+/* The same JSON object, without the newline: for embedding (the audit log). */
+void lr_explain_json_object(FILE *out, const struct lr_explain_input *in);
 
 #endif /* LANDRUN_EXPLAIN_H */

@@ -19,17 +19,20 @@ enum lr_opt_id {
 	LR_OPT_ADD_EXEC = 0x100,
 	LR_OPT_ALLOW_DOTENV,
 	LR_OPT_ALLOW_PROTECTED,
+	LR_OPT_AUDIT_LOG,
 	LR_OPT_BEST_EFFORT,
 	LR_OPT_BIND_TCP,
 	LR_OPT_CONFIG,
 	LR_OPT_CONNECT_TCP,
 	LR_OPT_DENY_SUBPROCESS,
+	LR_OPT_DIE_WITH_PARENT,
 	LR_OPT_ENV,
 	LR_OPT_ENV_FILE,
 	LR_OPT_ENV_PREFIX,
 	LR_OPT_EXPLAIN,
 	LR_OPT_HELP,
 	LR_OPT_IGNORE_MISSING,
+	LR_OPT_INIT,
 	LR_OPT_KEEP_FD,
 	LR_OPT_LDD,
 	LR_OPT_LOG_LEVEL,
@@ -38,10 +41,18 @@ enum lr_opt_id {
 	LR_OPT_PRIVATE_HOME,
 	LR_OPT_PRIVATE_TMP,
 	LR_OPT_PROFILE,
+	LR_OPT_RLIMIT_AS,
+	LR_OPT_RLIMIT_CORE,
+	LR_OPT_RLIMIT_CPU,
+	LR_OPT_RLIMIT_FSIZE,
+	LR_OPT_RLIMIT_NOFILE,
+	LR_OPT_RLIMIT_NPROC,
 	LR_OPT_RO,
 	LR_OPT_ROX,
 	LR_OPT_RW,
 	LR_OPT_RWX,
+	LR_OPT_TIMEOUT,
+	LR_OPT_TIMEOUT_GRACE,
 	LR_OPT_UNIX,
 	LR_OPT_UNRESTRICTED_FS,
 	LR_OPT_UNRESTRICTED_NET,
@@ -119,6 +130,16 @@ int lr_option_parse_ports(const char *item, struct lr_port_range **ranges, size_
 
 /* "error", "warn", "ignore" -> mode; -EINVAL for anything else. */
 int lr_option_parse_on_unsupported(const char *s, enum lr_on_unsupported *mode);
+
+/* A duration as timeout(1) takes it: a number (decimals allowed) with an
+ * optional unit s, m, h or d -> milliseconds (a non-zero value is at least 1).
+ * 0, or -EINVAL (also when it does not fit). */
+int lr_option_parse_duration(const char *s, unsigned long long *ms);
+
+/* A resource limit: "unlimited" (RLIM_INFINITY), or a number; with SIZE, a
+ * number of bytes with an optional unit k, m, g or t (base 1024, either
+ * case).  0, or -EINVAL. */
+int lr_option_parse_limit(const char *s, bool size, unsigned long long *value);
 
 /* "error", "info", "debug" -> level; -EINVAL for anything else. */
 int lr_option_parse_log_level(const char *s, enum lr_log_level *level);

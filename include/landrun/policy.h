@@ -70,6 +70,26 @@ struct lr_run_as {
 	gid_t gid;
 };
 
+/* Resource limits (--rlimit-*), set in the process that execs the command. */
+enum lr_limit {
+	LR_LIMIT_AS,
+	LR_LIMIT_CORE,
+	LR_LIMIT_CPU,
+	LR_LIMIT_FSIZE,
+	LR_LIMIT_NOFILE,
+	LR_LIMIT_NPROC,
+	LR_LIMIT_COUNT
+};
+
+/* RLIM_INFINITY in a value: "unlimited". */
+struct lr_limit_setting {
+	bool set;
+	unsigned long long value;	/* soft and hard limit alike */
+};
+
+/* The grace period between SIGTERM and SIGKILL when a supervised tree ends. */
+#define LR_TIMEOUT_GRACE_DEFAULT_MS 10000ULL
+
 /* An inclusive range of TCP ports. */
 struct lr_port_range {
 	uint16_t first, last;
@@ -123,6 +143,14 @@ struct lr_policy {
 	char *project;		/* the current directory, granted by default, or NULL */
 	char *user;		/* --user USER[:GROUP] as given, or NULL */
 	struct lr_run_as run_as; /* and resolved (main.c) */
+
+	/* Lifetime (a supervisor stays for these: supervise.h) and limits. */
+	bool init;		/* --init: a supervisor even when not PID 1 */
+	bool die_with_parent;
+	unsigned long long timeout_ms;	/* 0: none */
+	unsigned long long timeout_grace_ms;
+	char *audit_log;
+	struct lr_limit_setting limits[LR_LIMIT_COUNT];
 
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };

@@ -7,6 +7,7 @@
 #ifndef LANDRUN_USER_H
 #define LANDRUN_USER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "landrun/policy.h"
@@ -29,6 +30,15 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group,
  * CAP_SETUID.  0, or -errno with ERR.
  */
 int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen);
+
+/*
+ * Give up what landrun started with: when privileged, with SWITCH (--user,
+ * started as root) the bounding set first (that needs CAP_SETPCAP), then U's
+ * ids (CAP_SETUID, CAP_SETGID), then every capability.  The command and the
+ * supervisor alike.  0, or -errno with ERR.
+ */
+int lr_user_drop_privileges(const struct lr_run_as *u, bool do_switch, char *err,
+			    size_t errlen);
 
 /*
  * Make files as U (the filesystem ids only), so that what landrun creates for

@@ -74,6 +74,9 @@ struct stat;
  * directory, -EINVAL for anything else that is not a regular file.
  */
 int lr_open_regular(const char *path, struct stat *st);
+/* The same with FLAGS (O_WRONLY | O_APPEND | O_CREAT...) and MODE, for a
+ * file to write: O_CLOEXEC, O_NOCTTY and O_NONBLOCK are added. */
+int lr_open_regular_as(const char *path, int flags, mode_t mode, struct stat *st);
 
 /* The reason for a -errno of lr_open_regular, for a message. */
 const char *lr_open_strerror(int ret);

@@ -41,16 +41,6 @@ err_has() { grep -qF -- "$1" "$W/err"; }
 out_has() { grep -qF -- "$1" "$W/out"; }
 no_secret() { ! grep -qF -- "$SECRET" "$W/out" "$W/err"; }
 
-# expect DESC WANT: the last status is WANT (or one of "A|B")
-expect() {
-	local w
-	for w in ${2//|/ }; do
-		[ "$RC" = "$w" ] && { tap_ok "$1 -> $RC"; return 0; }
-	done
-	tap_not_ok "$1 (want $2, got $RC)"
-	return 1
-}
-
 ABI=$("$TRY" abi 2>/dev/null) || ABI=0
 needs_landlock() {
 	[ "$ABI" -ge 1 ] && return 0

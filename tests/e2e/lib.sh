@@ -171,6 +171,17 @@ tool() {
 	return 0
 }
 
+# expect DESC WANT: the last run's status RC is WANT (or one of "A|B").
+# run.sh and net.sh have their own, which name errnos.
+expect() {
+	local w
+	for w in ${2//|/ }; do
+		[ "$RC" = "$w" ] && { tap_ok "$1 -> $RC"; return 0; }
+	done
+	tap_not_ok "$1 (want $2, got $RC)"
+	return 1
+}
+
 # The plan and the summary, last: fails when a check failed (but a TODO).
 tap_done() {
 	echo "1..$N"

@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "landrun/cli.h"
 #include "landrun/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define MAX_ARGS 16
+#define MAX_ARGS 24
 
 #define RO (LR_ACCESS_RO)
 #define ROX (LR_ACCESS_RO | LR_ACCESS_X)
@@ -849,4 +850,140 @@ Test(cli_ports, appends)
 	cr_expect_eq(ranges[1].first, 80);
 	cr_expect_eq(ranges[1].last, 81);
 	free(ranges);
+}
+
+/* ------------------------------------------------------------------------ */
+/* --timeout, --timeout-grace: durations as timeout(1) takes them */
+
+static const struct {
+	const char *s;
+	int ret;
+	unsigned long long ms;
+} duration_cases[] = {
+	{ "0", 0, 0 },
+	{ "30", 0, 30000 },
+	{ "30s", 0, 30000 },
+	{ "1.5", 0, 1500 },
+	{ "1.5m", 0, 90000 },
+	{ "2h", 0, 7200000 },
+	{ "1d", 0, 86400000 },
+	{ "0.5", 0, 500 },
+	{ "0.0001", 0, 1 },		/* rounded up: not "no timeout" */
+	{ "0.0000000001", 0, 0 },	/* past nine decimals: nothing */
+	{ "1.25h", 0, 4500000 },
+	{ "007", 0, 7000 },
+	{ "", -EINVAL, 0 },
+	{ "s", -EINVAL, 0 },
+	{ ".5", -EINVAL, 0 },
+	{ "5.", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "+1", -EINVAL, 0 },
+	{ " 1", -EINVAL, 0 },
+	{ "1 ", -EINVAL, 0 },
+	{ "1ms", -EINVAL, 0 },
+	{ "1w", -EINVAL, 0 },
+	{ "1.2.3", -EINVAL, 0 },
+	{ "99999999999999999999", -EINVAL, 0 },
+	{ "999999999999999999d", -EINVAL, 0 },
+};
+
+Test(cli_duration, table)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(duration_cases); i++) {
+		unsigned long long ms = 12345;
+		int r = lr_option_parse_duration(duration_cases[i].s, &ms);
+
+		cr_expect_eq(r, duration_cases[i].ret, "'%s': %d, want %d", duration_cases[i].s, r,
+			     duration_cases[i].ret);
+		if (r == 0)
+			cr_expect_eq(ms, duration_cases[i].ms, "'%s': %llu ms, want %llu",
+				     duration_cases[i].s, ms, duration_cases[i].ms);
+	}
+}
+
+/* --rlimit-*: sizes with a unit, counts without, "unlimited" */
+static const struct {
+	const char *s;
+	bool size;
+	int ret;
+	unsigned long long value;
+} limit_cases[] = {
+	{ "0", false, 0, 0 },
+	{ "1024", false, 0, 1024 },
+	{ "unlimited", false, 0, RLIM_INFINITY },
+	{ "unlimited", true, 0, RLIM_INFINITY },
+	{ "4k", true, 0, 4096 },
+	{ "4K", true, 0, 4096 },
+	{ "2m", true, 0, 2ULL << 20 },
+	{ "3g", true, 0, 3ULL << 30 },
+	{ "1t", true, 0, 1ULL << 40 },
+	{ "4k", false, -EINVAL, 0 },	/* a count has no unit */
+	{ "4kb", true, -EINVAL, 0 },
+	{ "", true, -EINVAL, 0 },
+	{ "k", true, -EINVAL, 0 },
+	{ "-1", false, -EINVAL, 0 },
+	{ "1.5g", true, -EINVAL, 0 },
+	{ "Unlimited", false, -EINVAL, 0 },
+	{ "infinity", false, -EINVAL, 0 },
+	{ "18446744073709551615", false, -EINVAL, 0 }, /* RLIM_INFINITY itself: say unlimited */
+	{ "99999999999t", true, -EINVAL, 0 },
+};
+
+Test(cli_limit, table)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(limit_cases); i++) {
+		unsigned long long v = 12345;
+		int r = lr_option_parse_limit(limit_cases[i].s, limit_cases[i].size, &v);
+
+		cr_expect_eq(r, limit_cases[i].ret, "'%s' (size %d): %d, want %d", limit_cases[i].s,
+			     limit_cases[i].size, r, limit_cases[i].ret);
+		if (r == 0)
+			cr_expect_eq(v, limit_cases[i].value, "'%s': %llu, want %llu",
+				     limit_cases[i].s, v, limit_cases[i].value);
+	}
+}
+
+/* The lifetime and limit options on the command line: the last one wins. */
+Test(cli_lifetime, options)
+{
+	static const char *const line[] = { "--init", "--timeout", "1m", "--timeout-grace=2",
+					    "--die-with-parent", "--audit-log", "/var/log/a.jsonl",
+					    "--rlimit-nofile", "64", "--rlimit-as", "4g",
+					    "--rlimit-core", "unlimited", "--timeout", "0", "sh", NULL };
+	struct lr_opt_error err;
+	struct lr_policy p;
+	struct args a;
+
+	lr_policy_init(&p);
+	cr_expect_eq(p.timeout_grace_ms, LR_TIMEOUT_GRACE_DEFAULT_MS);
+	args_init(&a, line);
+	cr_assert_eq(lr_cli_parse(a.argc, a.argv, &p, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect(p.init);
+	cr_expect(p.die_with_parent);
+	cr_expect_eq(p.timeout_ms, 0);
+	cr_expect_eq(p.timeout_grace_ms, 2000);
+	cr_expect_str_eq(p.audit_log, "/var/log/a.jsonl");
+	cr_expect(p.limits[LR_LIMIT_NOFILE].set);
+	cr_expect_eq(p.limits[LR_LIMIT_NOFILE].value, 64);
+	cr_expect_eq(p.limits[LR_LIMIT_AS].value, 4ULL << 30);
+	cr_expect_eq(p.limits[LR_LIMIT_CORE].value, RLIM_INFINITY);
+	cr_expect(!p.limits[LR_LIMIT_NPROC].set);
+	lr_policy_free(&p);
+	args_free(&a);
+}
+
+static const struct error_case lifetime_errors[] = {
+	{ "--timeout x", { "--timeout", "x", "sh", NULL }, { "--timeout", "'x'", "duration" } },
+	{ "--timeout-grace -1", { "--timeout-grace", "-1", "sh", NULL }, { "--timeout-grace" } },
+	{ "--init=1", { "--init=1", "sh", NULL }, { "--init" } },
+	{ "--audit-log ''", { "--audit-log", "", "sh", NULL }, { "--audit-log" } },
+	{ "--rlimit-nofile 1k", { "--rlimit-nofile", "1k", "sh", NULL },
+	  { "--rlimit-nofile", "'1k'", "a number" } },
+	{ "--rlimit-fsize 1x", { "--rlimit-fsize", "1x", "sh", NULL }, { "--rlimit-fsize", "a size" } },
+};
+
+Test(cli_lifetime, errors)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lifetime_errors); i++)
+		check_error(&lifetime_errors[i]);
 }

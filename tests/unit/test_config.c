@@ -267,6 +267,35 @@ Test(config, expanded_value_is_one_item, .init = setup)
 	lr_policy_free(&p);
 }
 
+/* Lifetime and limits from a policy file; the command line wins. */
+Test(config, lifetime_and_limits, .init = setup)
+{
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	write_file("a.conf", "timeout = 10m\n"
+			     "die-with-parent = true\n"
+			     "audit-log = logs/a.jsonl\n"
+			     "rlimit-nproc = 50\n"
+			     "rlimit-fsize = 1g\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "--timeout", "5", "true"), LR_OPT_RUN,
+		     "%s", err.msg);
+	cr_expect_eq(p.timeout_ms, 5000);
+	cr_expect(p.die_with_parent);
+	cr_expect(!p.init);
+	cr_expect_eq(p.audit_log[0], '/', "%s", p.audit_log); /* relative to the file */
+	cr_expect_str_eq(strrchr(p.audit_log, '/'), "/a.jsonl");
+	cr_expect_eq(p.limits[LR_LIMIT_NPROC].value, 50);
+	cr_expect_eq(p.limits[LR_LIMIT_FSIZE].value, 1ULL << 30);
+	lr_policy_free(&p);
+
+	write_file("a.conf", "\nrlimit-cpu = 1m\n");
+	cr_expect_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_ERROR);
+	cr_expect_not_null(strstr(err.msg, "a.conf:2"), "%s", err.msg);
+	cr_expect_not_null(strstr(err.msg, "rlimit-cpu"), "%s", err.msg);
+	lr_policy_free(&p);
+}
+
 /* A setting from a file is named by its FILE:LINE when it is at fault, and
  * every grant keeps where it came from. */
 Test(config, origins, .init = setup)

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "landrun/audit.h"
+#include "landrun/json.h"
+#include "landrun/util.h"
+
+void lr_audit_init(struct lr_audit *a)
+{
+	char *run = a->run;
+	unsigned char bytes[16];
+	struct timespec t;
+
+	if (getrandom(bytes, sizeof(bytes), GRND_NONBLOCK) != (ssize_t)sizeof(bytes)) {
+		/* unique enough among the runs of one log */
+		clock_gettime(CLOCK_REALTIME, &t);
+		memcpy(bytes, &t, sizeof(bytes) < sizeof(t) ? sizeof(bytes) : sizeof(t));
+		bytes[0] ^= (unsigned char)getpid();
+		bytes[1] ^= (unsigned char)(getpid() >> 8);
+	}
+	a->fd = -1;
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(run + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/* Which writable grant holds the canonical PATH, or NULL. */
+static const struct lr_grant *writable_grant(const char *path, const struct lr_fs_rules *rules)
+{
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct lr_fs_rule *r = &rules->v[i];
+
+		if (!(r->grant->access & LR_ACCESS_RW) || !r->realpath)
+			continue;
+		if (r->is_dir ? lr_path_beneath(path, r->realpath) : strcmp(path, r->realpath) == 0)
+			return r->grant;
+	}
+	return NULL;
+}
+
+int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *policy,
+		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
+		  size_t errlen)
+{
+	char link[64], real[PATH_MAX];
+	const struct lr_grant *g;
+	struct stat st;
+	ssize_t n;
+	int fd, e;
+
+	/* never a FIFO, whose open would wait for a reader */
+	fd = lr_open_regular_as(path, O_WRONLY | O_APPEND | O_CREAT, 0600, &st);
+	if (fd < 0) {
+		snprintf(err, errlen, "--audit-log %s: %s", path, lr_open_strerror(fd));
+		return fd;
+	}
+	/* what was opened, not what the name says */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, real, sizeof(real) - 1)) < 0) {
+		e = errno;
+		close(fd);
+		snprintf(err, errlen, "--audit-log %s: %s", path, strerror(e));
+		return -e;
+	}
+	real[n] = '\0';
+	e = EACCES;
+	if (st.st_nlink > 1)
+		snprintf(err, errlen,
+			 "--audit-log %s: has %ju hard links, and one may lie where the command "
+			 "can write",
+			 path, (uintmax_t)st.st_nlink);
+	else if (policy->unrestricted_fs)
+		snprintf(err, errlen, "--audit-log %s: with --unrestricted-filesystem the command "
+			 "could rewrite it",
+			 path);
+	else if (lr_plan_is_lost(plan, LR_PROT_FS_WRITE))
+		snprintf(err, errlen, "--audit-log %s: writes are not confined on this kernel "
+			 "(fs.write is lost), so the command could rewrite it",
+			 path);
+	else if ((g = writable_grant(real, rules)))
+		snprintf(err, errlen, "--audit-log %s: inside the writable grant %s, where the "
+			 "command could rewrite it: put it outside the grants",
+			 path, g->name);
+	else
+		e = 0;
+	if (e) {
+		close(fd);
+		return -e;
+	}
+	a->fd = fd;
+	return 0;
+}
+
+/* {"schema":1,"event":EVENT,"run":...,"time":... (UTC, to the millisecond),
+ * "pid": the supervisor's */
+static void head(FILE *out, const struct lr_audit *a, const char *event, pid_t pid)
+{
+	struct timespec t;
+	struct tm tm;
+	char when[32];
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	if (!gmtime_r(&t.tv_sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+		strcpy(when, "1970-01-01T00:00:00");
+	fprintf(out, "{\"schema\":%d,\"event\":", LR_AUDIT_SCHEMA);
+	lr_json_str(out, event);
+	fprintf(out, ",\"run\":\"%s\",\"time\":\"%s.%03ldZ\",\"pid\":%d", a->run, when,
+		t.tv_nsec / 1000000, (int)pid);
+}
+
+/* The record in OUT's buffer, newline-terminated, or NULL. */
+static char *finish(FILE *out, char **buf)
+{
+	fputs("}\n", out);
+	if (ferror(out) | fclose(out)) {
+		free(*buf);
+		return NULL;
+	}
+	return *buf;
+}
+
+char *lr_audit_started(const struct lr_audit *a, const struct lr_explain_input *in,
+		       char *const *argv, pid_t supervisor, pid_t command)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	char *buf = NULL;
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	head(out, a, "started", supervisor);
+	fprintf(out, ",\"command_pid\":%d,\"uid\":%u,\"gid\":%u,\"landrun_version\":",
+		(int)command, (unsigned)getuid(), (unsigned)getgid());
+	lr_json_str(out, LR_VERSION);
+	fputs(",\"cwd\":", out);
+	lr_json_str(out, cwd);
+	fputs(",\"argv\":[", out);
+	lr_json_strv(out, argv);
+	fputs("],\"command\":", out);
+	lr_json_str(out, in->command);
+	fputs(",\"policy\":", out);
+	lr_explain_json_object(out, in);
+	return finish(out, &buf);
+}
+
+static const char *signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "%d", sig);
+	return buf;
+}
+
+static double seconds(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *o, int status)
+{
+	static const char *const reasons[] = {
+		[LR_END_TIMEOUT] = "timeout",
+		[LR_END_SIGNAL] = "signal",
+		[LR_END_PARENT_DIED] = "parent-died",
+	};
+	char *buf = NULL, name[32];
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	head(out, a, o->why == LR_END_EXITED ? "completed" : "cancelled", getpid());
+	if (o->why != LR_END_EXITED) {
+		fputs(",\"reason\":", out);
+		lr_json_str(out, reasons[o->why]);
+	}
+	if (o->why == LR_END_SIGNAL) {
+		fputs(",\"signal\":", out);
+		lr_json_str(out, signal_name(o->signal, name, sizeof(name)));
+	}
+	if (WIFEXITED(o->status))
+		fprintf(out, ",\"exit_code\":%d,\"exit_signal\":null,\"core_dumped\":false",
+			WEXITSTATUS(o->status));
+	else
+		fprintf(out, ",\"exit_code\":null,\"exit_signal\":\"%s\",\"core_dumped\":%s",
+			signal_name(WTERMSIG(o->status), name, sizeof(name)),
+			WCOREDUMP(o->status) ? "true" : "false");
+	fprintf(out, ",\"status\":%d,\"duration_s\":%.3f,\"user_s\":%.3f,\"system_s\":%.3f,"
+		     "\"max_rss_kb\":%ld,\"left_behind\":%u,\"killed\":%s",
+		status, (double)o->duration_ms / 1000, seconds(&o->rusage.ru_utime),
+		seconds(&o->rusage.ru_stime), o->rusage.ru_maxrss, o->left_behind,
+		o->killed ? "true" : "false");
+	return finish(out, &buf);
+}
+
+int lr_audit_write(const struct lr_audit *a, const char *line)
+{
+	size_t len = strlen(line);
+	ssize_t n;
+
+	while ((n = write(a->fd, line, len)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -ENOSPC;
+}

@@ -1,0 +1,674 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "landrun/caps.h"
+#include "landrun/exec.h"
+#include "landrun/landlock.h"
+#include "landrun/landlock_uapi.h"
+#include "landrun/log.h"
+#include "landrun/plan.h"
+#include "landrun/seccomp.h"
+#include "landrun/supervise.h"
+#include "landrun/user.h"
+#include "landrun/util.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+/* How landrun's parent's death is announced (--die-with-parent). */
+#define SIG_PARENT_DIED SIGRTMIN
+
+/* SIGKILL rounds stop after this long: what is left then cannot be ended. */
+#define KILL_GIVE_UP_MS 10000
+#define KILL_ROUND_MS 20
+
+/* The signals the loop waits for; with BACKGROUND, also those that would
+ * stop it for writing to, or setting, the terminal from the background. */
+static void signal_set(sigset_t *set, bool background)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaddset(set, forwarded[i]);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIG_PARENT_DIED);
+	if (background) {
+		sigaddset(set, SIGTTOU);
+		sigaddset(set, SIGTTIN);
+	}
+}
+
+/* The signals after which a command is not expected to go on. */
+static bool ends_run(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A duration that can be added to a time without overflow (a century). */
+static long long capped(unsigned long long ms)
+{
+	return (long long)(ms < 3155760000000ULL ? ms : 3155760000000ULL);
+}
+
+static long long start_ms(const struct lr_supervisor *sv)
+{
+	return (long long)sv->start.tv_sec * 1000 + sv->start.tv_nsec / 1000000;
+}
+
+/* Does /proc show this PID namespace (it may be the parent's)? */
+static bool proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
+pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
+{
+	pid_t self = getpid(), pid;
+	bool foreground;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	sigset_t block;
+	int pair[2] = { -1, -1 }, e;
+
+	sv->parent = getppid();
+	sv->pid1 = self == 1;
+	sv->tty = isatty(STDIN_FILENO) && tcgetsid(STDIN_FILENO) == getsid(0);
+	foreground = sv->tty && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	sv->proc_ours = proc_is_ours();
+	sv->sock = -1;
+	/* before the fork (neither is inherited): no orphan and no death of
+	 * the parent may come before the supervisor is told; and the signals
+	 * blocked, so that none is lost before the loop waits for them */
+	signal_set(&block, true);
+	if ((!sv->pid1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) ||
+	    (sv->die_with_parent && prctl(PR_SET_PDEATHSIG, SIG_PARENT_DIED) < 0) ||
+	    sigprocmask(SIG_BLOCK, &block, &sv->saved_mask) < 0 ||
+	    (sv->handshake && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)) {
+		e = errno;
+		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
+		return -e;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &sv->start);
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		if (sv->handshake) {
+			close(pair[0]);
+			close(pair[1]);
+		}
+		sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL);
+		snprintf(err, errlen, "supervisor: cannot fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		sv->child = 0;
+		/* the command does not outlive its supervisor */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
+			_exit(LR_EXIT_FAILURE);
+		/* a group of its own: the supervisor signals it, and only it
+		 * gets the terminal's signals (^C once, not twice) */
+		if (setpgid(0, 0) == 0 && foreground)
+			tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
+		if (sv->handshake) {
+			close(pair[0]);
+			sv->sock = pair[1]; /* the mask comes back in lr_supervise_ready */
+		} else if (sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL) < 0) {
+			_exit(LR_EXIT_FAILURE);
+		}
+		return 0;
+	}
+	sv->child = pid;
+	if (sv->handshake) {
+		close(pair[1]);
+		sv->sock = pair[0];
+	}
+	setpgid(pid, pid); /* the child does it too: whichever comes first */
+	/* a caller's SIG_IGN would reap the command without its status, and
+	 * a closed stderr must not kill the supervisor */
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0) {
+		e = errno;
+		lr_supervise_abandon(sv);
+		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
+		return -e;
+	}
+	return pid;
+}
+
+int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
+			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
+			 size_t errlen)
+{
+	struct lr_fs_rules rules = { 0 };
+	struct lr_policy policy;
+	struct lr_plan plan;
+	int fds[8], bad, r;
+
+	if (n >= sizeof(fds) / sizeof(*fds))
+		return -EINVAL;
+	if (n)
+		memcpy(fds, keep, n * sizeof(*fds));
+	if (sv->sock >= 0)
+		fds[n++] = sv->sock;
+	r = lr_exec_close_fds(fds, n, &bad);
+	if (r < 0) {
+		snprintf(err, errlen, "supervisor: cannot close file descriptors: %s",
+			 strerror(-r));
+		return r;
+	}
+	/* its job, as a policy: read /proc, no new process, no socket */
+	lr_policy_init(&policy);
+	policy.deny_subprocess = true;
+	policy.run_as = *run_as;
+	r = lr_policy_add_grant(&policy, "/proc", LR_ACCESS_RO, "--ro");
+	if (r < 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		policy.grants[0].optional = true; /* without it, the command's group only */
+	if (r == 0) {
+		lr_plan_compute(&policy, features, &plan);
+		/* the command's domain is not inside the supervisor's: to
+		 * signal it, the supervisor must not scope signals */
+		plan.scoped &= ~(uint64_t)LANDLOCK_SCOPE_SIGNAL;
+		r = lr_landlock_open_rules(&policy, &plan, &rules, err, errlen);
+	}
+	if (r == 0)
+		r = lr_user_drop_privileges(&policy.run_as, plan.switch_user, err, errlen);
+	if (r == 0 && (r = lr_caps_no_new_privs()) < 0)
+		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
+	if (r == 0 && (plan.handled_fs || plan.handled_net || plan.scoped))
+		r = lr_landlock_enforce(&plan, &policy, &rules, err, errlen);
+	if (r == 0 && plan.seccomp)
+		r = lr_seccomp_load_prebuilt(&plan, err, errlen);
+	lr_landlock_rules_free(&rules);
+	lr_policy_free(&policy);
+	if (r < 0 && strncmp(err, "supervisor: ", 12) != 0) {
+		char reason[256];
+
+		snprintf(reason, sizeof(reason), "%s", err);
+		snprintf(err, errlen, "supervisor: %s", reason);
+	}
+	return r;
+}
+
+/* The word between the two: the record and its NUL from the child (with the
+ * fd on the first bytes), "g" back from the parent. */
+int lr_supervise_ready(struct lr_supervisor *sv, const char *record, int fd)
+{
+	const char *p = record ? record : "";
+	size_t len = strlen(p) + 1;
+	bool fd_sent = fd < 0;
+	char go = 0;
+	ssize_t n;
+
+	while (len) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} control;
+		struct iovec iov = { (void *)p, len };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		if (!fd_sent) {
+			struct cmsghdr *c;
+
+			memset(&control, 0, sizeof(control));
+			msg.msg_control = control.buf;
+			msg.msg_controllen = sizeof(control.buf);
+			c = CMSG_FIRSTHDR(&msg);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		}
+		n = sendmsg(sv->sock, &msg, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -ECANCELED;
+		fd_sent = true;
+		p += n;
+		len -= (size_t)n;
+	}
+	while ((n = read(sv->sock, &go, 1)) < 0 && errno == EINTR)
+		;
+	close(sv->sock);
+	sv->sock = -1;
+	if (n != 1 || go != 'g' || sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL) < 0)
+		return -ECANCELED;
+	return 0;
+}
+
+int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fd)
+{
+	struct lr_buf buf = { 0 };
+	int r;
+
+	*record = NULL;
+	*fd = -1;
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} control;
+		char chunk[4096];
+		struct iovec iov = { chunk, sizeof(chunk) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+				      .msg_controllen = sizeof(control.buf) };
+		struct cmsghdr *c;
+		ssize_t n = recvmsg(sv->sock, &msg, MSG_CMSG_CLOEXEC);
+		char *end;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			int got;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			memcpy(&got, CMSG_DATA(c), sizeof(got));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+		if (n == 0) {
+			r = 0; /* the child ended first */
+			break;
+		}
+		end = memchr(chunk, '\0', (size_t)n);
+		if (lr_buf_add(&buf, chunk, end ? (size_t)(end - chunk) : (size_t)n) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (end) {
+			if (buf.len)
+				*record = buf.s;
+			else
+				free(buf.s);
+			return 1;
+		}
+	}
+	free(buf.s);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return r;
+}
+
+int lr_supervise_go(struct lr_supervisor *sv)
+{
+	ssize_t n;
+	int r;
+
+	while ((n = write(sv->sock, "g", 1)) < 0 && errno == EINTR)
+		;
+	r = n == 1 ? 0 : n < 0 ? -errno : -EIO;
+	close(sv->sock);
+	sv->sock = -1;
+	return r;
+}
+
+void lr_supervise_abandon(struct lr_supervisor *sv)
+{
+	if (sv->sock >= 0)
+		close(sv->sock);
+	sv->sock = -1;
+	kill(sv->child, SIGKILL);
+	while (waitpid(sv->child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* ------------------------------------------------------------------ the tree */
+
+struct proc {
+	pid_t pid, ppid;
+};
+
+/*
+ * The parent of PID, from /proc/PID/stat, or 0 if it is gone.  The kernel
+ * writes that file, but the name in it is the process's own choice: the
+ * fields are read after its last ')'.
+ */
+static pid_t parent_of(pid_t pid)
+{
+	char path[32], buf[512];
+	const char *p;
+	long ppid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 || ppid <= 0)
+		return 0;
+	return (pid_t)ppid;
+}
+
+static int cmp_ppid(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+/* Every process in /proc with its parent, sorted by parent.  0 or -errno. */
+static int scan(struct proc **v, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	*v = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		struct proc *slot;
+		pid_t pid, ppid;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid = (pid_t)strtol(e->d_name, NULL, 10);
+		ppid = parent_of(pid);
+		if (!ppid)
+			continue;
+		slot = lr_array_push(v, n, sizeof(*slot));
+		if (!slot) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		slot->pid = pid;
+		slot->ppid = ppid;
+	}
+	closedir(d);
+	qsort(*v, *n, sizeof(**v), cmp_ppid);
+	return 0;
+}
+
+/* The descendants of ROOT among V (sorted by parent), breadth first, into
+ * OUT (room for N).  How many. */
+static size_t descendants(const struct proc *v, size_t n, pid_t root, struct proc *out)
+{
+	size_t head = 0, found = 0;
+	pid_t parent = root;
+
+	for (;;) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (v[mid].ppid < parent)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && v[lo].ppid == parent && found < n; lo++)
+			out[found++] = v[lo];
+		if (head == found)
+			return found;
+		parent = out[head++].pid;
+	}
+}
+
+/*
+ * Signal P, seen in the tree, through a pidfd taken before checking that
+ * its pid still names a process of the tree (its parent is the one seen, or
+ * the supervisor when that one died since): a pid reused meanwhile by a
+ * process outside is left alone.
+ */
+static bool signal_one(const struct proc *p, int sig, bool cont)
+{
+	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	pid_t parent;
+	bool ok;
+
+	if (fd < 0 && errno != ENOSYS)
+		return false; /* gone */
+	parent = parent_of(p->pid);
+	if (parent != p->ppid && parent != getpid()) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	if (fd < 0) /* before Linux 5.3 */
+		return kill(p->pid, sig) == 0 && (!cont || kill(p->pid, SIGCONT) == 0);
+	ok = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0;
+	if (ok && cont)
+		syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+	close(fd);
+	return ok;
+}
+
+/* Send SIG (then SIGCONT, with CONT: a stopped process cannot act on it) to
+ * every descendant.  How many were signalled. */
+static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont)
+{
+	struct proc *all = NULL, *tree = NULL;
+	unsigned signalled = 0;
+	size_t n = 0, found;
+
+	if (!sv->proc_ours) {
+		/* /proc shows another PID namespace: as its PID 1, every other
+		 * process of this one is in the tree; otherwise the command's
+		 * group is all that can be reached */
+		pid_t target = sv->pid1 ? -1 : -sv->child;
+
+		if (kill(target, sig) < 0)
+			return 0;
+		if (cont)
+			kill(target, SIGCONT);
+		return 1;
+	}
+	if (scan(&all, &n) < 0 || !(tree = calloc(n ? n : 1, sizeof(*tree)))) {
+		/* fail towards ending: the command's group at least */
+		free(all);
+		return kill(-sv->child, sig) == 0 || kill(sv->child, sig) == 0;
+	}
+	found = descendants(all, n, getpid(), tree);
+	for (size_t i = 0; i < found; i++)
+		signalled += signal_one(&tree[i], sig, cont);
+	free(all);
+	free(tree);
+	return signalled;
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+/* The command stopped for the terminal (^Z, or reading it from the
+ * background): stop too, so that the shell sees its job stop; once
+ * continued (by fg, which gives the supervisor's group the terminal, or
+ * by bg), continue the command, with the terminal if it is ours. */
+static void pass_stop(const struct lr_supervisor *sv, int stopsig)
+{
+	if (!sv->tty || sv->pid1 ||
+	    (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU))
+		return;
+	if (tcgetpgrp(STDIN_FILENO) == sv->child)
+		tcsetpgrp(STDIN_FILENO, getpgrp());
+	kill(getpid(), SIGSTOP);
+	if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+		tcsetpgrp(STDIN_FILENO, sv->child);
+	kill(-sv->child, SIGCONT);
+}
+
+/* Reap every child that ended.  1 if some remain, 0 if none, -errno. */
+static int reap(const struct lr_supervisor *sv, struct lr_outcome *out)
+{
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG | WUNTRACED);
+
+		if (pid == 0)
+			return 1;
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return errno == ECHILD ? 0 : -errno;
+		if (pid != sv->child)
+			continue; /* an orphan */
+		if (WIFSTOPPED(st)) {
+			pass_stop(sv, WSTOPSIG(st));
+			continue;
+		}
+		out->ended = true;
+		out->status = st;
+		out->duration_ms = (unsigned long long)(now_ms() - start_ms(sv));
+		/* the terminal back to the supervisor's group, for whoever
+		 * reads it next */
+		if (sv->tty && tcgetpgrp(STDIN_FILENO) == sv->child)
+			tcsetpgrp(STDIN_FILENO, getpgrp());
+	}
+}
+
+/* SIGKILL the tree until nothing is left: the children of a killed process
+ * come to the supervisor, and are found on the next round.  0, -ETIMEDOUT
+ * if some could not be ended, or -errno. */
+static int kill_tree(const struct lr_supervisor *sv, struct lr_outcome *out)
+{
+	struct timespec round = { 0, KILL_ROUND_MS * 1000000L };
+	long long give_up = now_ms() + KILL_GIVE_UP_MS;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		int r = reap(sv, out);
+
+		if (r <= 0)
+			return r;
+		if (now_ms() > give_up)
+			return -ETIMEDOUT;
+		if (signal_tree(sv, SIGKILL, false))
+			out->killed = true;
+		sigtimedwait(&chld, NULL, &round);
+	}
+}
+
+/* Where the loop is: the command runs, or the tree is being ended (SIGTERM
+ * sent, SIGKILL at GRACE_END). */
+struct state {
+	bool ending;
+	long long grace_end;
+};
+
+/* SIGTERM to the whole tree; SIGKILL after the grace.  How many were signalled. */
+static unsigned end_tree(const struct lr_supervisor *sv, struct state *st, long long now)
+{
+	st->ending = true;
+	st->grace_end = now + capped(sv->grace_ms);
+	return signal_tree(sv, SIGTERM, true);
+}
+
+int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
+{
+	long long deadline = -1;
+	struct state st = { 0 };
+	sigset_t waited;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	signal_set(&waited, false);
+	if (sv->timeout_ms)
+		deadline = start_ms(sv) + capped(sv->timeout_ms);
+	for (;;) {
+		struct timespec ts, *wait = NULL;
+		long long now, until;
+		int sig;
+
+		r = reap(sv, out);
+		if (r < 0 || (r == 0 && out->ended))
+			break;
+		now = now_ms();
+		/* SIG_PARENT_DIED only wakes the loop: the parent may have died
+		 * before the supervisor asked to be told, and anybody may send
+		 * that signal */
+		if (!st.ending && !out->ended && sv->die_with_parent && getppid() != sv->parent) {
+			out->why = LR_END_PARENT_DIED;
+			end_tree(sv, &st, now);
+		} else if (!st.ending && !out->ended && deadline >= 0 && now >= deadline) {
+			out->why = LR_END_TIMEOUT;
+			end_tree(sv, &st, now);
+		} else if (!st.ending && out->ended) {
+			/* the command ended: what it left behind goes too */
+			out->left_behind = end_tree(sv, &st, now);
+		}
+		if (st.ending && now >= st.grace_end) {
+			r = kill_tree(sv, out);
+			break;
+		}
+		until = st.ending ? st.grace_end : deadline;
+		if (until >= 0) {
+			ts.tv_sec = (until - now) / 1000;
+			ts.tv_nsec = (until - now) % 1000 * 1000000L;
+			wait = &ts;
+		}
+		sig = sigtimedwait(&waited, NULL, wait);
+		if (sig < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (sig < 0) {
+			r = -errno;
+			break;
+		}
+		if (sig == SIGCHLD || sig == SIG_PARENT_DIED)
+			continue;
+		if (st.ending) {
+			signal_tree(sv, sig, false);
+			continue;
+		}
+		if (ends_run(sig) && out->why == LR_END_EXITED) {
+			out->why = LR_END_SIGNAL;
+			out->signal = sig;
+		}
+		if (kill(-sv->child, sig) < 0 && errno == ESRCH)
+			kill(sv->child, sig);
+	}
+	if (r < 0 && r != -ETIMEDOUT)
+		kill_tree(sv, out); /* whatever failed, nothing is left running */
+	getrusage(RUSAGE_CHILDREN, &out->rusage);
+	return r;
+}

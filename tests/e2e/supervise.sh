@@ -1,0 +1,705 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# supervise.sh LANDRUN LR_TRY LR_NET LR_FAKEABI BASE_CONF DOCKERFILE [--as-nobody] - the
+# supervisor (issue 11),
+# judged from OUTSIDE: exit statuses, the processes left in the process
+# table, zombies under landrun, elapsed time, the audit log's lines, the
+# supervisor's memory.  TAP output.
+#
+#   pid 1:    in a PID namespace (and a user namespace when not root):
+#             SIGTERM ends the command within a second (143); zombies stay
+#             at zero while a child makes orphans; statuses pass through;
+#             --timeout ends the whole tree
+#   --init:   forwarded signals, statuses, orphans, --timeout with a
+#             grandchild that ignores SIGTERM and a daemon, what the command
+#             leaves behind, --die-with-parent, the supervisor's own death
+#   limits:   --rlimit-* seen and enforced, core dumps off, policy files
+#   audit:    started + completed/cancelled per run, against its schema;
+#             a log the command could rewrite is refused
+#   the supervisor: out of the command's reach (Landlock ABI 6), confined,
+#             holding no secret; job control through a terminal
+#   the image: examples/Dockerfile's ENTRYPOINT, exactly, as PID 1 (no
+#             container engine runs here: a PID namespace stands in)
+# Each check that proves a thing kept has a control beside it that shows
+# the thing happening without landrun.
+
+set -u
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start supervise landrun lr-try lr-net lr-fakeabi base.conf Dockerfile -- "$@"
+
+LANDRUN=$BIN/landrun
+TRY=$BIN/lr-try
+NET=$BIN/lr-net
+FAKE=$BIN/lr-fakeabi
+W=$TMP/t/.work-$$
+mkdir -p "$W" || exit 1
+e2e_hello "landrun supervisor" "binaries in $BIN"
+cd "$TMP/t" || exit 1
+
+SYS=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ignore-missing --rw /dev/null)
+# The caller's SIGINT and SIGQUIT are ignored in a script's background job,
+# and a shell cannot trap what it was started ignoring: give them back.
+LR=(env --default-signal=INT,QUIT "$LANDRUN" "${SYS[@]}")
+
+RC=0
+run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
+# bg COMMAND...: in the background, BG its pid; fin: RC its status
+bg() { "$@" >"$W/out" 2>"$W/err" & BG=$!; }
+fin() { wait "$BG"; RC=$?; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# until SECONDS COMMAND...: poll every 20 ms
+until_ok() {
+	local n=$(($1 * 50))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.02
+		n=$((n - 1))
+	done
+	return 1
+}
+children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+has_child() { [ -n "$(children "$1")" ]; }
+# the first child of PID, once it has one
+child_of() { until_ok 5 has_child "$1" && set -- $(children "$1") && echo "$1"; }
+# has_grandchild PID: its child has a child (the command is running)
+has_grandchild() { local c; for c in $(children "$1"); do has_child "$c" && return 0; done; return 1; }
+zombies() { # PID: how many of its children are zombies
+	local c n=0
+	for c in $(children "$1"); do
+		grep -q '^State:.Z' /proc/"$c"/status 2>/dev/null && n=$((n + 1))
+	done
+	echo $n
+}
+# processes running exactly "sleep MARK", by pid
+marked() { pgrep -xf "sleep $1" | tr '\n' ' '; }
+alive() { [ -n "$(marked "$1")" ]; }
+gone() { [ -z "$(marked "$1")" ]; }
+kill_marked() { local m p; for m; do for p in $(marked "$m"); do kill -KILL "$p"; done; done; }
+MARK=$((800000 + RANDOM * 8))
+mark() { MARK=$((MARK + 1)); echo $MARK; }
+
+ABI=$("$TRY" abi 2>/dev/null) || ABI=0
+
+# A PID namespace of its own, as root; as anyone else inside a user
+# namespace that maps the caller to itself (so landrun stays unprivileged).
+if [ "$(id -u)" = 0 ]; then
+	PIDNS=(unshare --pid --fork --mount-proc)
+else
+	PIDNS=(unshare --user --map-current-user --pid --fork --mount-proc)
+fi
+PIDNS_OK=
+"${PIDNS[@]}" true 2>/dev/null && PIDNS_OK=1
+needs_pidns() {
+	[ -n "$PIDNS_OK" ] && return 0
+	local d
+	for d; do skip "$d" "needs PID namespaces (${PIDNS[*]} failed here)"; done
+	return 1
+}
+
+# ===========================================================================
+# As PID 1
+
+t_pid1_sigterm() {
+	local D=("pid 1: SIGTERM ends a confined sleep within a second, with 143"
+		 "control: a sleep that is PID 1 itself ignores SIGTERM")
+	local lp sp t0 t1
+	needs_pidns "${D[@]}" || return
+	bg "${PIDNS[@]}" "${LR[@]}" -- sleep 1000
+	lp=$(child_of "$BG") && until_ok 5 has_child "$lp"
+	t0=$(now_ms)
+	kill -TERM "$lp"
+	until_ok 2 eval '! kill -0 "$BG" 2>/dev/null'
+	t1=$(now_ms)
+	fin
+	if [ "$RC" = 143 ] && [ $((t1 - t0)) -lt 1000 ]; then
+		tap_ok "${D[0]} -> $RC in $((t1 - t0)) ms"
+	else
+		tap_not_ok "${D[0]} (got $RC after $((t1 - t0)) ms)"
+		[ "$RC" = 143 ] || kill -KILL "$BG" 2>/dev/null
+	fi
+	bg "${PIDNS[@]}" sleep 1000
+	sp=$(child_of "$BG")
+	kill -TERM "$sp"
+	sleep 0.5
+	if kill -0 "$sp" 2>/dev/null; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	kill -KILL "$sp" 2>/dev/null
+	fin
+}
+
+ORPHANS='for i in 1 2 3 4 5; do sh -c "sleep 0.1 & exit 0"; done; exec sleep 30'
+
+t_pid1_zombies() {
+	local D=("pid 1: zombies stay at zero while the command makes orphans"
+		 "control: 5 orphans stay zombies under a PID 1 that does not reap")
+	local lp n
+	needs_pidns "${D[@]}" || return
+	bg "${PIDNS[@]}" "${LR[@]}" -- sh -c "$ORPHANS"
+	lp=$(child_of "$BG")
+	sleep 2
+	n=$(zombies "$lp")
+	kill -TERM "$lp"
+	fin
+	if [ "$n" = 0 ] && [ "$RC" = 143 ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $n zombies"; fi
+	bg "${PIDNS[@]}" sh -c "$ORPHANS"
+	lp=$(child_of "$BG")
+	until_ok 5 eval '[ "$(zombies "$lp")" = 5 ]'
+	n=$(zombies "$lp")
+	kill -KILL "$lp"
+	fin
+	if [ "$n" = 5 ]; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}: $n zombies"; fi
+}
+
+t_pid1_status() {
+	local D=("pid 1: the command's exit status passes through"
+		 "pid 1: a command killed by SIGUSR1 gives 128+10")
+	needs_pidns "${D[@]}" || return
+	run "${PIDNS[@]}" "${LR[@]}" -- sh -c 'exit 7';		expect "${D[0]}" 7
+	run "${PIDNS[@]}" "${LR[@]}" -- sh -c 'kill -USR1 $$';	expect "${D[1]}" 138
+}
+
+# A tree: a grandchild that ignores SIGTERM (an orphan, adopted by the
+# supervisor), a daemon in its own session, and the command.
+tree_cmd() { # M1 M2 M3
+	echo "( (trap '' TERM; exec sleep $1) & ); setsid sleep $2 & exec sleep $3"
+}
+
+# check_timeout DESC PREFIX...: --timeout 1 --timeout-grace 0.5 on the
+# tree (and the landrun options in EXTRA)
+EXTRA=()
+check_timeout() {
+	local desc=$1 m1 m2 m3 t0 t1 before
+	shift
+	m1=$(mark) m2=$(mark) m3=$(mark)
+	t0=$(now_ms)
+	bg "$@" "${LR[@]}" "${EXTRA[@]}" --timeout 1 --timeout-grace 0.5 -- \
+		sh -c "$(tree_cmd $m1 $m2 $m3)"
+	until_ok 1 eval 'alive $m1 && alive $m2 && alive $m3' && before=1 || before=
+	fin
+	t1=$(now_ms)
+	if [ -n "$before" ]; then tap_ok "control: $desc: the tree runs before the timeout"
+	else tap_not_ok "control: $desc: the tree runs before the timeout"; fi
+	if [ "$RC" = 124 ] && [ $((t1 - t0)) -lt 3000 ]; then
+		tap_ok "$desc: --timeout 1 -> 124 after $((t1 - t0)) ms"
+	else
+		tap_not_ok "$desc: --timeout 1 (got $RC after $((t1 - t0)) ms)"
+	fi
+	if gone $m1 && gone $m2 && gone $m3; then
+		tap_ok "$desc: no process of the tree is left (the SIGTERM-proof grandchild, the daemon)"
+	else
+		tap_not_ok "$desc: left: $(marked $m1) $(marked $m2) $(marked $m3)"
+		kill_marked $m1 $m2 $m3
+	fi
+}
+
+t_pid1_timeout() {
+	needs_pidns "pid 1: --timeout" || return
+	check_timeout "pid 1" "${PIDNS[@]}"
+}
+
+# ===========================================================================
+# --init: a supervisor that is not PID 1 (a child subreaper)
+
+t_forward() {
+	local sig
+	for sig in HUP INT QUIT USR1 USR2 WINCH TERM; do
+		bg "${LR[@]}" --init -- sh -c "trap 'exit 42' $sig; while :; do sleep 0.05; done"
+		until_ok 5 has_grandchild "$BG"
+		kill -"$sig" "$BG"
+		until_ok 3 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+		fin
+		expect "--init: SIG$sig reaches the command (its trap exits 42)" 42
+	done
+}
+
+t_init_status() {
+	run "${LR[@]}" --init -- sh -c 'exit 7';		expect "--init: exit status 7 passes through" 7
+	run "${LR[@]}" --init -- sh -c 'kill -USR1 $$';		expect "--init: death by SIGUSR1 is 128+10" 138
+	run "${LR[@]}" --init -- sh -c 'kill -KILL $$';		expect "--init: death by SIGKILL is 128+9" 137
+	run "${LR[@]}" --init -- no-such-command-$$;		expect "--init: a missing command is 127" 127
+	run "${LR[@]}" --init --env-file "$W/no-such.env" -- true
+	expect "--init: a refused policy is 125" 125
+}
+
+t_init_zombies() {
+	local n
+	bg "${LR[@]}" --init -- sh -c "$ORPHANS"
+	sleep 2
+	n=$(zombies "$BG")
+	kill -TERM "$BG"
+	fin
+	if [ "$n" = 0 ]; then tap_ok "--init: zombies stay at zero (a child subreaper reaps the orphans)"
+	else tap_not_ok "--init: $n zombies under landrun"; fi
+}
+
+t_init_timeout() {
+	check_timeout "--init"
+}
+
+t_left_behind() {
+	local D=("--init: what the command leaves behind (a daemon, setsid) is ended when it exits"
+		 "control: exec in place, the daemon outlives the command")
+	local m
+	m=$(mark)
+	run "${LR[@]}" --init -- sh -c "setsid sleep $m & sleep 0.2"
+	if [ "$RC" = 0 ] && gone $m; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $RC, $(marked $m)"; fi
+	kill_marked $m
+	m=$(mark)
+	run "${LR[@]}" -- sh -c "setsid sleep $m & sleep 0.2"
+	if alive $m; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	kill_marked $m
+}
+
+t_die_with_parent() {
+	local D=("--die-with-parent: the tree ends when landrun's parent is killed"
+		 "control: without it, the command outlives the parent")
+	local m1 m2 p
+	m1=$(mark) m2=$(mark)
+	bash -c '"$@" & wait' _ "${LR[@]}" --die-with-parent --audit-log "$AUD" -- \
+		sh -c "setsid sleep $m1 & exec sleep $m2" >"$W/out" 2>"$W/err" &
+	p=$!
+	until_ok 5 eval 'alive $m1 && alive $m2'
+	kill -KILL $p
+	wait $p 2>/dev/null
+	if until_ok 2 eval 'gone $m1 && gone $m2'; then tap_ok "${D[0]}"
+	else tap_not_ok "${D[0]}: left $(marked $m1) $(marked $m2)"; kill_marked $m1 $m2; fi
+	m2=$(mark)
+	bash -c '"$@" & wait' _ "${LR[@]}" --init -- sleep $m2 >"$W/out" 2>"$W/err" &
+	p=$!
+	until_ok 5 alive $m2
+	kill -KILL $p
+	wait $p 2>/dev/null
+	sleep 0.3
+	if alive $m2; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	kill_marked $m2
+}
+
+# check_supervisor_killed DESC LANDRUN-OPTION...
+check_supervisor_killed() {
+	local desc=$1 m
+	shift
+	m=$(mark)
+	bg "${LR[@]}" "$@" --init -- sleep $m
+	if ! until_ok 5 alive $m; then
+		fin
+		tap_not_ok "$desc: the command did not start"
+		return
+	fi
+	kill -KILL "$BG"
+	fin
+	if until_ok 1 gone $m; then tap_ok "$desc: the command dies with its supervisor (SIGKILL)"
+	else tap_not_ok "$desc: the command outlived its supervisor"; kill_marked $m; fi
+}
+
+t_supervisor_killed() {
+	check_supervisor_killed "--init"
+}
+
+# --user: the supervisor becomes that user too, or it could not signal
+# the command's tree
+t_user() {
+	local D="--user: the supervisor forwards SIGTERM to a command run as another user"
+	if [ "$(id -u)" != 0 ]; then
+		skip "$D" "needs root (--user names another user)"
+		skip "--user: --timeout" "needs root"
+		skip "--user: the command dies with its supervisor" "needs root"
+		return
+	fi
+	bg "${LR[@]}" --user 65534 --init -- sh -c "trap 'exit 42' TERM; while :; do sleep 0.05; done"
+	until_ok 5 has_grandchild "$BG"
+	kill -TERM "$BG"
+	until_ok 3 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	fin
+	expect "$D" 42
+	EXTRA=(--user 65534)
+	check_timeout "--user"
+	EXTRA=()
+	# the ids' change makes the kernel forget the parent-death signal
+	mkdir -p "$W/u" && chown 65534:65534 "$W/u"
+	check_supervisor_killed "--user" --user 65534 --mkdir "$W/u/made-as-user"
+}
+
+# ===========================================================================
+# Limits
+
+t_limits() {
+	local caller
+	caller=$(ulimit -n)
+	run "${LR[@]}" -- sh -c 'ulimit -n'
+	if [ "$RC" = 0 ] && [ "$(cat "$W/out")" = "$caller" ]; then
+		tap_ok "control: the command gets the caller's limit of open files ($caller)"
+	else tap_not_ok "control: the caller's limit of open files ($caller)"; fi
+	for init in "" --init; do
+		run "${LR[@]}" $init --rlimit-nofile 77 -- sh -c 'ulimit -n; ulimit -Hn'
+		if [ "$RC" = 0 ] && [ "$(tr '\n' ' ' <"$W/out")" = "77 77 " ]; then
+			tap_ok "rlimits${init:+ ($init)}: --rlimit-nofile 77 is the command's soft and hard limit"
+		else tap_not_ok "rlimits${init:+ ($init)}: --rlimit-nofile 77"; fi
+	done
+	run "${LR[@]}" --rlimit-cpu 7 --rlimit-as 1g --rlimit-fsize 1m -- sh -c 'ulimit -t; ulimit -v; ulimit -f'
+	if [ "$RC" = 0 ] && [ "$(tr '\n' ' ' <"$W/out")" = "7 1048576 2048 " ]; then
+		tap_ok "rlimits: cpu 7 s, as 1 GiB, fsize 1 MiB"
+	else tap_not_ok "rlimits: cpu, as, fsize: $(tr '\n' ' ' <"$W/out")"; fi
+	run "${LR[@]}" -- sh -c 'ulimit -c; ulimit -Hc'
+	if [ "$(tr '\n' ' ' <"$W/out")" = "0 0 " ]; then tap_ok "rlimits: no core dumps by default (soft and hard 0)"
+	else tap_not_ok "rlimits: core dumps by default: $(tr '\n' ' ' <"$W/out")"; fi
+	run "${LR[@]}" --rlimit-core 1m -- sh -c 'ulimit -c'
+	if [ "$(cat "$W/out")" = 2048 ]; then tap_ok "rlimits: --rlimit-core 1m allows them"
+	else tap_not_ok "rlimits: --rlimit-core 1m: $(cat "$W/out")"; fi
+	mkdir -p "$W/fs" && printf 'rlimit-nproc = 50\n' >"$W/limits.conf"
+	run "${LR[@]}" --config "$W/limits.conf" -- bash -c 'ulimit -u'
+	if [ "$(cat "$W/out")" = 50 ]; then tap_ok "rlimits: from a policy file (rlimit-nproc = 50)"
+	else tap_not_ok "rlimits: from a policy file: $(cat "$W/out")"; fi
+	# enforced, seen from outside: a 4 KiB write under a 1 KiB limit
+	run "${LR[@]}" --rw "$W/fs" --rlimit-fsize 1k -- sh -c "printf '%4096s' x >$W/fs/big"
+	if [ "$(stat -c %s "$W/fs/big" 2>/dev/null)" = 1024 ]; then
+		tap_ok "rlimits: --rlimit-fsize 1k stops a file at 1024 bytes (exit $RC)"
+	else tap_not_ok "rlimits: --rlimit-fsize 1k: the file has $(stat -c %s "$W/fs/big" 2>/dev/null) bytes"; fi
+	run "${LR[@]}" --rw "$W/fs" -- sh -c "printf '%4096s' x >$W/fs/big"
+	if [ "$(stat -c %s "$W/fs/big" 2>/dev/null)" = 4096 ]; then tap_ok "control: without it, 4096 bytes"
+	else tap_not_ok "control: without --rlimit-fsize"; fi
+	if [ "$(id -u)" != 0 ] && [ "$(ulimit -Hn)" != unlimited ]; then
+		run "${LR[@]}" --rlimit-nofile $(($(ulimit -Hn) + 1)) -- true
+		expect "rlimits: above the hard limit is refused" 125
+	fi
+}
+
+# ===========================================================================
+# The audit log
+
+AUD=$TMP/t/audit/log.jsonl
+mkdir -p "$(dirname "$AUD")"
+
+t_audit_runs() {
+	local m
+	run "${LR[@]}" --audit-log "$AUD" -- sh -c 'exit 3'
+	expect "audit: a run with --audit-log (exit 3)" 3
+	run "${LR[@]}" --audit-log "$AUD" --timeout 0.3 -- sleep 5
+	expect "audit: a run that times out" 124
+	bg "${LR[@]}" --audit-log "$AUD" -- sleep 30
+	until_ok 5 has_child "$BG"
+	kill -TERM "$BG"
+	fin
+	expect "audit: a run ended by SIGTERM" 143
+	if [ -n "$PIDNS_OK" ]; then
+		run "${PIDNS[@]}" "${LR[@]}" --audit-log "$AUD" -- sh -c 'exit 0'
+		expect "audit: a run as PID 1" 0
+	fi
+}
+
+t_audit_refused() {
+	local D=("audit: a log inside a writable grant is refused"
+		 "audit: ... and the command did not run"
+		 "audit: a log with another hard link is refused"
+		 "control: a log outside the grants; the command runs")
+	mkdir -p "$W/rw"
+	run "${LR[@]}" --rw "$W/rw" --audit-log "$W/rw/log" -- sh -c "touch $W/rw/ran"
+	expect "${D[0]}" 125
+	if [ ! -e "$W/rw/ran" ]; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	: >"$W/linked" && ln "$W/linked" "$W/rw/link"
+	run "${LR[@]}" --rw "$W/rw" --audit-log "$W/linked" -- true
+	expect "${D[2]}" 125
+	run "${LR[@]}" --rw "$W/rw" --audit-log "$W/outside.log" -- sh -c "touch $W/rw/ran"
+	if [ "$RC" = 0 ] && [ -e "$W/rw/ran" ]; then tap_ok "${D[3]}"; else tap_not_ok "${D[3]}"; fi
+	mkfifo "$W/fifo"
+	run timeout 10 "${LR[@]}" --audit-log "$W/fifo" -- true
+	expect "audit: a FIFO is refused at once (its open would wait for a reader)" 125
+	# without Landlock (simulated) nothing confines writes: the log could be rewritten
+	rm -f "$W/rw/ran"
+	run "$FAKE" enosys -- "$LANDRUN" "${SYS[@]}" --audit-log "$W/outside.log" -- sh -c "touch $W/rw/ran"
+	expect "audit: refused where writes are not confined (no Landlock)" 125
+	if [ ! -e "$W/rw/ran" ]; then tap_ok "audit: ... and the command did not run"
+	else tap_not_ok "audit: ... and the command did not run"; fi
+	run "$FAKE" enosys -- "$LANDRUN" "${SYS[@]}" -- sh -c "touch $W/rw/ran"
+	if [ "$RC" = 0 ] && [ -e "$W/rw/ran" ]; then tap_ok "control: without --audit-log it runs there (warn)"
+	else tap_not_ok "control: without --audit-log it runs there (warn)"; fi
+}
+
+# The schema of the README, checked line by line.
+t_audit_schema() {
+	python3 - "$AUD" >"$W/out" 2>"$W/err" <<'PY'
+import json, sys
+
+STR, INT, NUM, BOOL, NULL = str, int, (int, float), bool, type(None)
+COMMON = {"schema": INT, "event": STR, "run": STR, "time": STR, "pid": INT}
+STARTED = {"command_pid": INT, "uid": INT, "gid": INT, "landrun_version": STR,
+           "cwd": (STR, NULL), "argv": list, "command": STR, "policy": dict}
+ENDED = {"exit_code": (INT, NULL), "exit_signal": (STR, NULL), "core_dumped": BOOL,
+         "status": INT, "duration_s": NUM, "user_s": NUM, "system_s": NUM,
+         "max_rss_kb": INT, "left_behind": INT, "killed": BOOL}
+POLICY = {"schema": INT, "protections": list, "grants": list, "kept_out": list,
+          "on_unsupported": STR, "lifetime": dict, "limits": dict, "command": STR}
+
+def check(obj, fields, where):
+    for k, t in fields.items():
+        if k not in obj:
+            raise SystemExit(f"{where}: no {k}")
+        if not isinstance(obj[k], t) or (t is INT and isinstance(obj[k], bool)):
+            raise SystemExit(f"{where}: {k} is {obj[k]!r}")
+
+runs, order = {}, []
+for n, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    r = json.loads(line)
+    where = f"line {n}"
+    check(r, COMMON, where)
+    if r["schema"] != 1:
+        raise SystemExit(f"{where}: schema {r['schema']}")
+    if r["event"] == "started":
+        check(r, STARTED, where)
+        check(r["policy"], POLICY, where + " policy")
+        for p in r["policy"]["protections"]:
+            check(p, {"id": STR, "requested": BOOL, "enforced": BOOL}, where + " protection")
+        if r["run"] in runs:
+            raise SystemExit(f"{where}: run {r['run']} started twice")
+        runs[r["run"]] = [r]
+        order.append(r["run"])
+    elif r["event"] in ("completed", "cancelled"):
+        check(r, ENDED, where)
+        if (r["exit_code"] is None) == (r["exit_signal"] is None):
+            raise SystemExit(f"{where}: exit_code and exit_signal")
+        if r["event"] == "cancelled":
+            check(r, {"reason": STR}, where)
+            if r["reason"] not in ("timeout", "signal", "parent-died"):
+                raise SystemExit(f"{where}: reason {r['reason']}")
+            if r["reason"] == "signal":
+                check(r, {"signal": STR}, where)
+        if len(runs.get(r["run"], [])) != 1:
+            raise SystemExit(f"{where}: an end without one start")
+        if runs[r["run"]][0]["pid"] != r["pid"]:
+            raise SystemExit(f"{where}: another supervisor")
+        runs[r["run"]].append(r)
+    else:
+        raise SystemExit(f"{where}: event {r['event']}")
+for run in order:
+    if len(runs[run]) != 2:
+        raise SystemExit(f"run {run}: started, never ended")
+ends = [runs[r][1] for r in order]
+print(" ".join(f"{e['event']}:{e.get('reason', '-')}:{e['status']}" for e in ends))
+PY
+	RC=$?
+	if [ "$RC" = 0 ]; then tap_ok "audit: every line parses and fits the schema; each run has started + one end"
+	else tap_not_ok "audit: the schema check"; fi
+	local want="completed:-:3 cancelled:timeout:124 cancelled:signal:143"
+	[ -n "$PIDNS_OK" ] && want="$want completed:-:0"
+	want="$want cancelled:parent-died:143"
+	if [ "$(cat "$W/out")" = "$want" ]; then tap_ok "audit: the runs' ends, in order: $want"
+	else tap_not_ok "audit: the ends: $(cat "$W/out"), want $want"; fi
+}
+
+# ===========================================================================
+# The supervisor itself
+
+t_scope() {
+	local D=("the command cannot signal its supervisor (Landlock signal scope)"
+		 "control: with --unrestricted-scoped it can (and SIGTERM comes back to it: 143)")
+	if [ "$ABI" -lt 6 ]; then
+		skip "${D[0]}" "needs Landlock ABI 6 (signal scoping); below it the command can signal the supervisor"
+		skip "${D[1]}" "needs Landlock ABI 6"
+		return
+	fi
+	run "${LR[@]}" --init -- sh -c "$NET kill \$PPID 15; echo \$?; sleep 0.3"
+	if [ "$RC" = 0 ] && [ "$(cat "$W/out")" = 1 ]; then tap_ok "${D[0]} (EPERM, it ran on)"
+	else tap_not_ok "${D[0]}: $RC, $(cat "$W/out")"; fi
+	run "${LR[@]}" --init --unrestricted-scoped -- sh -c "$NET kill \$PPID 15; sleep 2"
+	expect "${D[1]}" 143
+}
+
+t_confined() {
+	local sup
+	bg "${LR[@]}" --init -- sleep 30
+	sup=$BG
+	until_ok 5 has_child "$sup"
+	# the bounding set only matters, and can only be emptied, when root
+	grep -E "^(NoNewPrivs|Seccomp|CapEff|CapPrm|CapInh|CapAmb$([ "$(id -u)" = 0 ] && echo '|CapBnd')):" \
+		/proc/$sup/status >"$W/status"
+	kill -TERM "$sup"
+	fin
+	if grep -q '^NoNewPrivs:.1' "$W/status" && grep -q '^Seccomp:.2' "$W/status" &&
+		! grep -q '^Cap...:.*[1-9a-f]' "$W/status"; then
+		tap_ok "the supervisor runs with no_new_privs, a seccomp filter and no capability"
+	else
+		tap_not_ok "the supervisor's own confinement: $(tr '\n' ' ' <"$W/status")"
+	fi
+}
+
+# The supervisor never read the --env-file, and wiped its own environment:
+# neither secret is anywhere in its memory, while the command holds the one
+# it was given.
+t_no_secrets() {
+	local D=("the supervisor's memory holds neither the --env-file's secret nor the caller's"
+		 "control: the command's memory holds the secret it was given")
+	local sup cmd file=sk-file-$RANDOM$RANDOM-$$ caller=sk-caller-$RANDOM$RANDOM-$$
+	printf 'API_KEY=%s\n' "$file" >"$W/secrets.env"
+	bg env LR_CALLER_SECRET="$caller" "${LR[@]}" --env-file "$W/secrets.env" --env API_KEY \
+		--init -- sleep 30
+	sup=$BG
+	until_ok 5 has_child "$sup" && sleep 0.2
+	cmd=$(child_of "$sup")
+	cat >"$W/scan.py" <<'PY'
+import sys
+pid, needles = sys.argv[1], [n.encode() for n in sys.argv[2:]]
+found = set()
+with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
+    for line in maps:
+        lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+        if "r" not in line.split()[1]:
+            continue
+        try:
+            mem.seek(lo)
+            data = mem.read(hi - lo)
+        except OSError:
+            continue
+        found |= {n.decode() for n in needles if n in data}
+print(" ".join(sorted(found)) or "none")
+PY
+	python3 "$W/scan.py" "$sup" "$file" "$caller" >"$W/sup" 2>&1
+	python3 "$W/scan.py" "$cmd" "$file" >"$W/cmd" 2>&1
+	kill -TERM "$sup"
+	fin
+	if grep -q "Permission denied\|Operation not permitted" "$W/sup" "$W/cmd"; then
+		skip "${D[0]}" "reading another process's memory is not allowed here ($(head -c 80 "$W/sup"))"
+		skip "${D[1]}" "the same"
+		return
+	fi
+	if [ "$(cat "$W/sup")" = none ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $(cat "$W/sup")"; fi
+	if [ "$(cat "$W/cmd")" = "$file" ]; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}: $(cat "$W/cmd")"; fi
+}
+
+# The example image's ENTRYPOINT, word for word but for the image's paths
+# (/work, /var/log/landrun), which move under $W/ep; the base profile found
+# as the user's own.
+t_entrypoint() {
+	local D=("image: the example ENTRYPOINT as PID 1 runs the command confined (it writes /work)"
+		 "image: ... and nothing outside /work"
+		 "image: ... docker stop's SIGTERM ends it within a second, with 143"
+		 "image: ... its audit log holds started, then cancelled by SIGTERM")
+	local ep=() lp t0 t1
+	needs_pidns "${D[@]}" || return
+	mkdir -p "$W/xdg/landrun/profiles" "$W/ep/work" "$W/ep/var/log/landrun" &&
+		cp "$BIN/base.conf" "$W/xdg/landrun/profiles/" || return
+	mapfile -t ep < <(python3 - "$BIN/Dockerfile" "$LANDRUN" "$W/ep" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+ep = json.loads(re.search(r"^ENTRYPOINT\s+(\[.*\])\s*$", text, re.M).group(1))
+if ep[0] != "landrun" or ep[-1] != "--":
+    sys.exit("the ENTRYPOINT is not landrun ... --")
+ep[0] = sys.argv[2]
+for i, a in enumerate(ep):
+    if any(a == p or a.startswith(p + "/") for p in ("/work", "/var/log/landrun")):
+        ep[i] = sys.argv[3] + a
+print("\n".join(ep))
+PY
+	)
+	(cd "$W/ep/work" && XDG_CONFIG_HOME=$W/xdg exec "${PIDNS[@]}" env --default-signal=INT,QUIT \
+		"${ep[@]}" sh -c "echo in >$W/ep/work/hello; echo out >$W/ep/escaped; exec sleep 1000") \
+		>"$W/out" 2>"$W/err" &
+	BG=$!
+	lp=$(child_of "$BG") && until_ok 5 eval '[ -e "$W/ep/work/hello" ]'
+	if [ -s "$W/ep/work/hello" ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}"; fi
+	if [ ! -e "$W/ep/escaped" ]; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	sleep 0.2
+	t0=$(now_ms)
+	kill -TERM "$lp"
+	until_ok 2 eval '! kill -0 "$BG" 2>/dev/null'
+	t1=$(now_ms)
+	fin
+	if [ "$RC" = 143 ] && [ $((t1 - t0)) -lt 1000 ]; then tap_ok "${D[2]} ($((t1 - t0)) ms)"
+	else tap_not_ok "${D[2]}: $RC after $((t1 - t0)) ms"; kill -KILL "$BG" 2>/dev/null; fi
+	if [ "$(python3 -c 'import json, sys
+print(" ".join(json.loads(l)["event"] + ":" + json.loads(l).get("signal", "-")
+               for l in open(sys.argv[1])))' "$W/ep/var/log/landrun/audit.jsonl" 2>&1)" = \
+		"started:- cancelled:SIGTERM" ]; then
+		tap_ok "${D[3]}"
+	else
+		tap_not_ok "${D[3]}: $(cat "$W/ep/var/log/landrun/audit.jsonl" 2>&1 | cut -c1-200)"
+	fi
+}
+
+# Through a terminal, in an interactive bash: ^Z stops the job (the
+# supervisor stops with its command), fg resumes it, ^C ends it (130); a
+# job started in the background that reads the terminal stops, and fg
+# gives it the terminal.
+t_job_control() {
+	local D=("terminal: ^Z stops a supervised job, as bash sees it"
+		 "terminal: fg resumes it, and ^C ends it with 130"
+		 "terminal: a background job that reads the terminal stops; fg gives it the terminal")
+	python3 - "$LANDRUN" "${SYS[@]}" >"$W/out" 2>"$W/err" <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+seen = ""
+def wait_for(text, seconds=5):
+    """Read until TEXT appears after what was seen so far; True if it did."""
+    global seen
+    start, end = len(seen), time.time() + seconds
+    while text not in seen[start:] and time.time() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                seen += os.read(fd, 4096).decode(errors="replace")
+            except OSError:
+                break
+    return text in seen[start:]
+def say(text):
+    os.write(fd, text.encode())
+landrun = " ".join(sys.argv[1:]) + " --init -- "
+wait_for("$ ", 3) or wait_for("# ", 1)
+# the terminal echoes what is typed: the markers are split in the command
+# (and no shell loop: dash's vfork child can stop before its parent may)
+say(landrun + "sh -c 'echo RE\"\"ADY; exec sleep 30'\n")
+ok = wait_for("READY")
+say("\x1a")
+stopped = ok and wait_for("Stopped")
+say("fg\n")
+time.sleep(0.3)
+say("\x03")
+time.sleep(0.3)
+say("echo status=$?\n")
+ended = stopped and wait_for("status=130")
+say(landrun + "sh -c 'echo RE\"\"ADY; read x; echo got $x; exit 5' &\n")
+wait_for("READY")
+bg = False
+for _ in range(10):  # until the read from the background has stopped it
+    say("jobs\n")
+    if wait_for("Stopped", 0.5):
+        bg = True
+        break
+say("fg\n")
+time.sleep(0.3)
+say("hello\n")
+bg = bg and wait_for("got hello")
+say("echo status=$?\n")
+bg = bg and wait_for("status=5")
+say("exit\n")
+print("stopped" if stopped else "-", "ended" if ended else "-", "bg" if bg else "-")
+if not (stopped and ended and bg):
+    print(seen[-1500:], file=sys.stderr)
+PY
+	local got=($(cat "$W/out") - - -) i want=(stopped ended bg)
+	for i in 0 1 2; do
+		if [ "${got[$i]}" = "${want[$i]}" ]; then tap_ok "${D[$i]}"; else tap_not_ok "${D[$i]}"; fi
+	done
+}
+
+t_entrypoint
+t_pid1_sigterm
+t_pid1_zombies
+t_pid1_status
+t_pid1_timeout
+t_forward
+t_init_status
+t_init_zombies
+t_init_timeout
+t_left_behind
+t_supervisor_killed
+t_user
+t_limits
+t_audit_runs
+t_die_with_parent
+t_audit_schema
+t_audit_refused
+t_scope
+t_confined
+t_no_secrets
+t_job_control
+tap_done
