@@ -50,8 +50,6 @@ LOG=$W/requests.jsonl
 script() {
 	printf '%s\n' "$1" >"$W/script.json.tmp" && mv "$W/script.json.tmp" "$W/script.json"
 }
-result() { python3 "$HERE/fake_model.py" tool-result "$LOG" "call_$1"; }
-has() { result "$1" | grep -q -- "$2"; }
 
 run() { # PROFILE BIN ARGS... (in the workspace, with a clean environment)
 	local profile=$1
@@ -103,6 +101,7 @@ EOF
  {"name": "exec_command", "arguments": {"cmd": "cat ../.env; echo LR-EXIT=$?"}}]'
 		: >"$LOG"
 		out=$(run codex "$CX" exec --skip-git-repo-check "run the steps" 2>&1)
+		lr_read_results "$LOG" "$W/results"
 		if [ "$(cat "$P/workspace/codex.txt" 2>/dev/null)" = by-codex ] && has 1 'LR-EXIT=0'; then
 			ok "codex exec_command: writes in the workspace"
 		else
@@ -162,6 +161,7 @@ case $CL_RC in
  {"name": "Bash", "arguments": {"command": "cat ../.env; echo LR-EXIT=$?", "description": "read .env"}}]'
 		: >"$LOG"
 		out=$(run claude-code "$CL" -p "run the steps" --allowedTools Bash,Write,Edit 2>&1)
+		lr_read_results "$LOG" "$W/results"
 		if [ "$(cat "$P/workspace/claude.txt" 2>/dev/null)" = edited-by-claude ]; then
 			ok "claude Write and Edit tools: a file in the workspace is written and edited"
 		else

@@ -246,6 +246,25 @@ lr_private_tmp() {
 	sed -n 's|^TMPDIR=\(/tmp/landrun\.[A-Za-z0-9]\{6\}\)/tmp$|\1|p' | head -n 1
 }
 
+# ---------------------------------------------------------------- tool results
+
+LR_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# lr_read_results LOG DIR: the tool results the harness sent to the fake
+# model (its request LOG), one file per call in DIR (emptied first), read
+# once after a run; then `result N` prints the N-th call's, or fails when
+# the harness sent none.
+lr_read_results() {
+	LR_RESULTS=$2
+	rm -rf "$2" && mkdir -p "$2" && python3 "$LR_LIB_DIR/fake_model.py" tool-results "$1" "$2"
+}
+result() { cat "$LR_RESULTS/call_$1" 2>/dev/null; }
+has() { result "$1" | grep -q -- "$2"; }	# N TEXT: the result holds TEXT (a regexp)
+# The status a bash step printed last as LR-EXIT=<status>.
+exit_of() { result "$1" | sed -n 's/.*LR-EXIT=\([0-9]*\).*/\1/p' | tail -n 1; }
+# a bash step that must fail: LR-EXIT is there, not 0, and not "command not found"
+bash_failed() { local e; e=$(exit_of "$1"); [ -n "$e" ] && [ "$e" != 0 ] && [ "$e" != 127 ]; }
+
 # ---------------------------------------------------------------- terminals
 
 # The TUI tests run each harness in a window of a private tmux server: a

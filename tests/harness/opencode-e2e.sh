@@ -146,11 +146,7 @@ RC=$?
 echo "# opencode run: exit $RC after $(lr_since "$T1") s"
 
 LOG=$W/requests.jsonl
-result() { python3 "$HERE/fake_model.py" tool-result "$LOG" "call_$1"; }
-has() { result "$1" | grep -q -- "$2"; }
-exit_of() { result "$1" | sed -n 's/.*LR-EXIT=\([0-9]*\).*/\1/p' | tail -n 1; }
-# a bash step that must fail: LR-EXIT is there, not 0, and not "command not found"
-bash_failed() { local e; e=$(exit_of "$1"); [ -n "$e" ] && [ "$e" != 0 ] && [ "$e" != 127 ]; }
+lr_read_results "$LOG" "$W/results"
 
 if [ "$RC" = 0 ]; then ok "opencode run exits 0 under the profile"; else
 	not_ok "opencode run exits 0 under the profile (exit $RC)" "$(tail -n 20 "$W/stderr")"
