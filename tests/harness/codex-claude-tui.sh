@@ -140,8 +140,8 @@ drive() {
 case $CX_RC in
 0)
 	CX=$(ls "$CX_DIR"/node_modules/@openai/codex-linux-*/vendor/*/bin/codex 2>/dev/null | head -n 1)
-	echo "# codex $("$CX" --version 2>/dev/null) at $CX"
-	ln -s "$CX" "$W/bin/codex"
+	echo "# codex $("$CX" --version 2>/dev/null) at ${CX:-nowhere}"
+	ln -s "${CX:-/nonexistent/codex}" "$W/bin/codex"
 	cat >"$CODEX_SANDBOX_HOME/config.toml" <<EOF
 model = "fake-model"
 model_provider = "fake"
@@ -173,7 +173,7 @@ esac
 
 case $CL_RC in
 0)
-	CL=$(readlink -f "$CL_DIR/node_modules/.bin/claude")
+	CL=$(readlink -f "$CL_DIR/node_modules/.bin/claude")	# native (the postinstall's)
 	echo "# claude $("$CL" --version 2>/dev/null) at $CL"
 	ln -s "$CL" "$W/bin/claude"
 	# Onboarding done and the API key approved (its last 20 characters, or

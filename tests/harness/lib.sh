@@ -39,14 +39,15 @@ lr_args() {
 # copies the script, this library, the fake model and landrun into a new
 # directory /tmp/landrun-harness-nobody.XXXXXX readable by all, with the
 # harness cache beside them (hard links, or a copy: ~root is closed to
-# others) and the shipped profiles (the copy of landrun is not in its build
+# others; made readable by all, which with hard links changes the modes in
+# the cache too) and the shipped profiles (the copy of landrun is not in its build
 # directory, where it would find them: lr_profiles puts them in the test's
 # HOME), gives uid 65534 a HOME there, runs the script again under setpriv,
 # removes the directory and exits with the script's status.  Not root, it
 # runs on as the caller and says so.  Without --as-nobody, or in the body,
 # it returns.
 lr_become_nobody() {
-	local here self s rc
+	local here self s
 	[ "$LR_NOBODY" = yes ] || return 0
 	if [ -n "${LR_BODY:-}" ]; then
 		echo "# as uid $(id -u) gid $(id -g), HOME=$HOME, harnesses in $LR_CACHE"
@@ -71,8 +72,7 @@ lr_become_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		env HOME="$s/home" LANDRUN_HARNESS_CACHE="$s/cache" LR_BODY=1 LR_PROFILES="$s/profiles" \
 		/bin/bash "$s/bin/$self" "$s/bin/${LANDRUN##*/}" --as-nobody
-	rc=$?
-	exit $rc
+	exit $?
 }
 
 # lr_profiles HOME: in the body that lr_become_nobody started, the shipped
