@@ -283,7 +283,7 @@ if [ -n "$new_tmp" ] && ls -A "$new_tmp/tmp" 2>/dev/null | grep -q '\.so$'; then
 	ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR"
 else
 	not_ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR" \
-		"TMPDIR: $(result 12 | grep '^TMPDIR=')"
+		"TMPDIR: $(result 12 | grep '^TMPDIR=')" "$(ls -la "$new_tmp" "$new_tmp/tmp" 2>&1)"
 fi
 [ -n "$new_tmp" ] && rm -rf "$new_tmp"
 
