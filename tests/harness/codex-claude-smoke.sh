@@ -1,25 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# codex-claude-smoke.sh [LANDRUN] - Codex and Claude Code under their
-# profiles: --version and --help run, and each harness, driven by the fake
-# model on the granted loopback port (Codex through the Responses API, Claude
-# Code through Anthropic's Messages API), writes in the workspace through its
-# tools and runs a shell command there, while writing to the read-only src/
-# and reading the project's .env are denied.  TAP output.  A harness that is
-# not installed and cannot be (npm registry unreachable) is skipped.
+# codex-claude-smoke.sh [LANDRUN] [--as-nobody] - Codex and Claude Code
+# under their profiles: --version and --help run, and each harness, driven
+# by the fake model on the granted loopback port (Codex through the
+# Responses API, Claude Code through Anthropic's Messages API), writes in the
+# workspace through its tools and runs a shell command there, while writing
+# to the read-only src/ and reading the project's .env are denied.  With
+# --as-nobody (as root) it runs as uid 65534.  TAP output.  A harness that
+# is not installed and cannot be (npm registry unreachable) is skipped.
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-LANDRUN=$(realpath "${1:-$HERE/../../build/landrun}")
 . "$HERE/lib.sh"
+lr_args "$@"
 
-[ -x "$LANDRUN" ] || { echo "1..0 # landrun not found at $LANDRUN"; exit 1; }
+CX_DIR=$(lr_npm_install @openai/codex "$LR_CODEX_VERSION")
+CX_RC=$?
+CL_DIR=$(lr_npm_install @anthropic-ai/claude-code "$LR_CLAUDE_VERSION")
+CL_RC=$?
+lr_become_nobody
+
 W=$(mktemp -d /tmp/landrun-harness-smoke.XXXXXX) || exit 1
 SERVER=
 cleanup() {
 	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	rm -rf "$W"
+	lr_cleanup_dir "$W"
 }
 trap cleanup EXIT
 
@@ -35,6 +41,7 @@ H=$W/home P=$W/proj
 # configuration goes.
 CODEX_SANDBOX_HOME=$H/.local/share/landrun/codex
 mkdir -p "$H/.codex" "$H/.claude" "$CODEX_SANDBOX_HOME" "$P/src" "$P/workspace" || exit 1
+lr_profiles "$H" || exit 1
 echo 'SECRET_TOKEN=smoke-secret' >"$P/.env"
 LOG=$W/requests.jsonl
 
@@ -43,8 +50,6 @@ LOG=$W/requests.jsonl
 script() {
 	printf '%s\n' "$1" >"$W/script.json.tmp" && mv "$W/script.json.tmp" "$W/script.json"
 }
-result() { python3 "$HERE/fake_model.py" tool-result "$LOG" "call_$1"; }
-has() { result "$1" | grep -q -- "$2"; }
 
 run() { # PROFILE BIN ARGS... (in the workspace, with a clean environment)
 	local profile=$1
@@ -58,8 +63,8 @@ run() { # PROFILE BIN ARGS... (in the workspace, with a clean environment)
 
 # ---------------------------------------------------------------- Codex
 
-dir=$(lr_npm_install @openai/codex "$LR_CODEX_VERSION")
-case $? in
+dir=$CX_DIR
+case $CX_RC in
 0)
 	CX=$(ls "$dir"/node_modules/@openai/codex-linux-*/vendor/*/bin/codex 2>/dev/null | head -n 1)
 	if [ -z "$CX" ]; then
@@ -96,6 +101,7 @@ EOF
  {"name": "exec_command", "arguments": {"cmd": "cat ../.env; echo LR-EXIT=$?"}}]'
 		: >"$LOG"
 		out=$(run codex "$CX" exec --skip-git-repo-check "run the steps" 2>&1)
+		lr_read_results "$LOG" "$W/results"
 		if [ "$(cat "$P/workspace/codex.txt" 2>/dev/null)" = by-codex ] && has 1 'LR-EXIT=0'; then
 			ok "codex exec_command: writes in the workspace"
 		else
@@ -119,8 +125,8 @@ esac
 
 # ---------------------------------------------------------------- Claude Code
 
-dir=$(lr_npm_install @anthropic-ai/claude-code "$LR_CLAUDE_VERSION")
-case $? in
+dir=$CL_DIR
+case $CL_RC in
 0)
 	CL=
 	for c in "$dir"/node_modules/@anthropic-ai/claude-code-linux-*/claude \
@@ -155,6 +161,7 @@ case $? in
  {"name": "Bash", "arguments": {"command": "cat ../.env; echo LR-EXIT=$?", "description": "read .env"}}]'
 		: >"$LOG"
 		out=$(run claude-code "$CL" -p "run the steps" --allowedTools Bash,Write,Edit 2>&1)
+		lr_read_results "$LOG" "$W/results"
 		if [ "$(cat "$P/workspace/claude.txt" 2>/dev/null)" = edited-by-claude ]; then
 			ok "claude Write and Edit tools: a file in the workspace is written and edited"
 		else

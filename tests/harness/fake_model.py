@@ -6,6 +6,7 @@ completions and Responses APIs, Anthropic's Messages API.
     fake_model.py --script FILE --log FILE --port-file FILE [--canary-file FILE]
                   [--lifetime SECONDS]
     fake_model.py tool-result LOG CALL_ID     print what the harness answered
+    fake_model.py tool-results LOG DIR        each answer into DIR/<call id>
 
 Listens on 127.0.0.1 on a free port (written to --port-file once listening)
 and serves
@@ -333,24 +334,38 @@ def tool_results(body):
                 yield it.get("call_id"), it.get("output")
 
 
-def tool_result(log, call_id):
-    """The content of the tool result for CALL_ID that the harness sent (the
-    last request that carries it), or exit 1 if none did.  Text blocks are
-    joined; other content is printed as JSON."""
-    found = None
+def last_tool_results(log):
+    """{call id: content} of the tool results the harness sent, each from
+    the last request that carries it.  Text blocks are joined; other
+    content is JSON."""
+    found = {}
     with open(log, encoding="utf-8") as f:
         for line in f:
             body = json.loads(line).get("body") or {}
             for cid, c in tool_results(body):
-                if cid != call_id:
-                    continue
                 if isinstance(c, list) and all(isinstance(b, dict) and b.get("type") == "text"
                                                for b in c):
                     c = "".join(b.get("text", "") for b in c)
-                found = c if isinstance(c, str) else json.dumps(c)
+                found[cid] = c if isinstance(c, str) else json.dumps(c)
+    return found
+
+
+def tool_result(log, call_id):
+    """Print the content of the tool result for CALL_ID, or exit 1 if no
+    request carries one."""
+    found = last_tool_results(log).get(call_id)
     if found is None:
         return 1
     sys.stdout.write(found)
+    return 0
+
+
+def save_tool_results(log, outdir):
+    """Every tool result into OUTDIR/<call id> (call ids are call_N)."""
+    for cid, c in last_tool_results(log).items():
+        if isinstance(cid, str) and cid.replace("_", "").isalnum():
+            with open(os.path.join(outdir, cid), "w", encoding="utf-8") as f:
+                f.write(c)
     return 0
 
 
@@ -358,6 +373,8 @@ def main():
     global ARGS
     if len(sys.argv) == 4 and sys.argv[1] == "tool-result":
         return tool_result(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 4 and sys.argv[1] == "tool-results":
+        return save_tool_results(sys.argv[2], sys.argv[3])
     p = argparse.ArgumentParser()
     p.add_argument("--script", required=True)
     p.add_argument("--log", required=True)

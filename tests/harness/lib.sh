@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# lib.sh - shared by the harness tests: TAP output, installing the real
-# harnesses from the npm registry into a cache directory.  Sourced.
+# lib.sh - shared by the harness tests: their arguments and running as uid
+# 65534, TAP output, installing the real harnesses from the npm registry
+# into a cache directory, driving a TUI in tmux.  Sourced.
 #
 # The harnesses are installed once into $LANDRUN_HARNESS_CACHE (default
 # ~/.cache/landrun-harness/<name>), at the versions pinned below; set
@@ -12,7 +13,82 @@ LR_CODEX_VERSION=${LANDRUN_CODEX_VERSION:-0.171.0}
 LR_CLAUDE_VERSION=${LANDRUN_CLAUDE_VERSION:-2.1.197}
 LR_CACHE=${LANDRUN_HARNESS_CACHE:-${HOME:-/root}/.cache/landrun-harness}
 
+# ---------------------------------------------------------------- who runs it
+
+# lr_args "$@": the script's arguments, [LANDRUN] [--as-nobody].  Sets
+# LANDRUN (absolute) and LR_NOBODY (yes when --as-nobody was given).  In the
+# body that lr_become_nobody starts, LANDRUN is its copy.
+lr_args() {
+	local here
+	here=$(cd "$(dirname "$0")" && pwd)
+	LANDRUN=$here/../../build/landrun LR_NOBODY=no
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--as-nobody) LR_NOBODY=yes ;;
+		*) LANDRUN=$1 ;;
+		esac
+		shift
+	done
+	LANDRUN=$(realpath "$LANDRUN")
+	[ -x "$LANDRUN" ] || { echo "1..0 # landrun not found at $LANDRUN"; exit 1; }
+}
+
+# lr_become_nobody: with --as-nobody, run the rest of the script as uid
+# and gid 65534, from the top again, once what it needs is installed (call it
+# after the installs, which then find everything in place).  As root it
+# copies the script, this library, the fake model and landrun into a new
+# directory /tmp/landrun-harness-nobody.XXXXXX readable by all, with the
+# harness cache beside them (hard links, or a copy: ~root is closed to
+# others; made readable by all, which with hard links changes the modes in
+# the cache too) and the shipped profiles (the copy of landrun is not in its build
+# directory, where it would find them: lr_profiles puts them in the test's
+# HOME), gives uid 65534 a HOME there, runs the script again under setpriv,
+# removes the directory and exits with the script's status.  Not root, it
+# runs on as the caller and says so.  Without --as-nobody, or in the body,
+# it returns.
+lr_become_nobody() {
+	local here self s
+	[ "$LR_NOBODY" = yes ] || return 0
+	if [ -n "${LR_BODY:-}" ]; then
+		echo "# as uid $(id -u) gid $(id -g), HOME=$HOME, harnesses in $LR_CACHE"
+		return 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "# not running as root: the nobody variant runs as the current user (uid $(id -u))"
+		return 0
+	fi
+	here=$(cd "$(dirname "$0")" && pwd) self=${0##*/}
+	s=$(mktemp -d /tmp/landrun-harness-nobody.XXXXXX) || exit 1
+	trap 'rm -rf "$s"' EXIT
+	chmod 755 "$s" && mkdir -m 755 "$s/bin" "$s/profiles" && mkdir -m 700 "$s/home" &&
+		cp "$here/$self" "$here/lib.sh" "$here/fake_model.py" "$LANDRUN" "$s/bin/" &&
+		cp "$here"/../../profiles/*.conf "$s/profiles/" &&
+		chmod a+rX "$s/bin"/* "$s/profiles"/* && chown 65534:65534 "$s/home" || exit 1
+	if [ -d "$LR_CACHE" ]; then
+		cp -al "$LR_CACHE" "$s/cache" 2>/dev/null || { rm -rf "$s/cache" && cp -a "$LR_CACHE" "$s/cache"; } ||
+			{ echo "Bail out! cannot copy $LR_CACHE for uid 65534"; exit 1; }
+		chmod -R a+rX "$s/cache" || exit 1
+	fi
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		env HOME="$s/home" LANDRUN_HARNESS_CACHE="$s/cache" LR_BODY=1 LR_PROFILES="$s/profiles" \
+		/bin/bash "$s/bin/$self" "$s/bin/${LANDRUN##*/}" --as-nobody
+	exit $?
+}
+
+# lr_profiles HOME: in the body that lr_become_nobody started, the shipped
+# profiles into HOME/.config/landrun/profiles, where its copy of landrun
+# looks first (a user's own profiles; nothing of HOME is granted by them).
+lr_profiles() {
+	[ -n "${LR_PROFILES:-}" ] || return 0
+	mkdir -p "$1/.config/landrun/profiles" && cp "$LR_PROFILES"/*.conf "$1/.config/landrun/profiles/"
+}
+
 # ---------------------------------------------------------------- TAP
+
+# Seconds since T (a `date +%s.%N`), one decimal, for the test's comments.
+lr_since() { # T
+	awk -v t="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - t }'
+}
 
 N=0 FAILED=0
 
@@ -149,6 +225,98 @@ lr_opencode_config() { # HOME PORT [MEMBER...]
 }
 EOF
 	chmod -R a-w "$cfg"
+}
+
+# Remove the test's directory W, unless LANDRUN_KEEP is set (then say where
+# it is).  Read-only directories in it (the OpenCode configuration) are
+# made writable first: uid 65534 cannot remove their entries otherwise.
+lr_cleanup_dir() { # W
+	if [ -n "${LANDRUN_KEEP:-}" ]; then
+		echo "# kept $1"
+	else
+		chmod -R u+w "$1" 2>/dev/null
+		rm -rf "$1"
+	fi
+}
+
+# The private directory landrun made for a command given no TMPDIR
+# (/tmp/landrun.XXXXXX, TMPDIR its tmp/), from the "TMPDIR=..." line the
+# command printed (read from standard input); nothing when there is none.
+lr_private_tmp() {
+	sed -n 's|^TMPDIR=\(/tmp/landrun\.[A-Za-z0-9]\{6\}\)/tmp$|\1|p' | head -n 1
+}
+
+# ---------------------------------------------------------------- tool results
+
+LR_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# lr_read_results LOG DIR: the tool results the harness sent to the fake
+# model (its request LOG), one file per call in DIR (emptied first), read
+# once after a run; then `result N` prints the N-th call's, or fails when
+# the harness sent none.
+lr_read_results() {
+	LR_RESULTS=$2
+	rm -rf "$2" && mkdir -p "$2" && python3 "$LR_LIB_DIR/fake_model.py" tool-results "$1" "$2"
+}
+result() { cat "$LR_RESULTS/call_$1" 2>/dev/null; }
+has() { result "$1" | grep -q -- "$2"; }	# N TEXT: the result holds TEXT (a regexp)
+# The status a bash step printed last as LR-EXIT=<status>.
+exit_of() { result "$1" | sed -n 's/.*LR-EXIT=\([0-9]*\).*/\1/p' | tail -n 1; }
+# a bash step that must fail: LR-EXIT is there, not 0, and not "command not found"
+bash_failed() { local e; e=$(exit_of "$1"); [ -n "$e" ] && [ "$e" != 0 ] && [ "$e" != 127 ]; }
+
+# ---------------------------------------------------------------- terminals
+
+# The TUI tests run each harness in a window of a private tmux server: a
+# script (lr_tui_script) runs landrun in the foreground, prints
+# "LANDRUN-TUI-EXITED <status>" when it is done and keeps the window open,
+# so that the last screen and the status can be read.
+LR_TMUX=landrun-test-$$
+lr_tmux() { tmux -L "$LR_TMUX" "$@"; }
+
+# lr_tui_start NAME W CWD COMMAND...: a 120x40 window NAME running COMMAND
+# in CWD, by the script W/NAME.sh; its standard error goes to W/NAME.stderr.
+lr_tui_start() {
+	local name=$1 w=$2 cwd=$3 script=$2/$1.sh
+	shift 3
+	{
+		printf 'cd %q || exit 1\n' "$cwd"
+		printf '%q ' "$@"
+		printf '2>%q\n' "$w/$name.stderr"
+		echo 'echo "LANDRUN-TUI-EXITED $?"'
+		echo 'exec sleep 600'
+	} >"$script"
+	lr_tmux -f /dev/null new-session -d -s "$name" -x 120 -y 40 "bash $script"
+}
+
+lr_screen() { lr_tmux capture-pane -p -t "$1" 2>/dev/null; }
+lr_screen_text() { lr_screen "$1" | grep -v '^ *$'; }	# for a failure's detail
+
+# lr_wait_screen NAME TEXT SECONDS: until TEXT is on NAME's screen; fails
+# at once when the command has exited (and TEXT is not on the screen).
+lr_wait_screen() {
+	local i
+	for i in $(seq 1 $(($3 * 4))); do
+		lr_screen "$1" | grep -qF -- "$2" && return 0
+		lr_screen "$1" | grep -q LANDRUN-TUI-EXITED && return 1
+		sleep 0.25
+	done
+	return 1
+}
+
+# The exit status of NAME's command, once it has exited (waits up to SECONDS).
+lr_tui_status() { # NAME SECONDS
+	lr_wait_screen "$1" LANDRUN-TUI-EXITED "$2" &&
+		lr_screen "$1" | sed -n 's/.*LANDRUN-TUI-EXITED \([0-9]*\).*/\1/p' | tail -n 1
+}
+
+# The TMPDIR that NAME's command runs with (from its /proc environ: landrun
+# execs in place as the child of the window's shell).
+lr_tui_tmpdir() { # NAME
+	local shell pid
+	shell=$(lr_tmux display -p -t "$1" '#{pane_pid}') || return 1
+	pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ')
+	[ -n "$pid" ] && tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^TMPDIR=//p'
 }
 
 # Wait until FILE exists and is not empty (at most SECONDS).

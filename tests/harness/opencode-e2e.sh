@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# opencode-e2e.sh [LANDRUN] - the real OpenCode under `landrun --profile
-# opencode`, driven by a fake model.  TAP output; exit status 0 when all passed.
+# opencode-e2e.sh [LANDRUN] [--as-nobody] - the real OpenCode under
+# `landrun --profile opencode`, driven by a fake model; with --as-nobody (as
+# root) as uid 65534.  TAP output; exit status 0 when all passed.
 #
 # OpenCode (npm: opencode-ai, installed into a cache directory on first use)
 # runs `opencode run` in the workspace of a small project:
@@ -34,13 +35,11 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-LANDRUN=$(realpath "${1:-$HERE/../../build/landrun}")
 . "$HERE/lib.sh"
+lr_args "$@"
 
 T0=$(date +%s.%N)
-elapsed() { echo "$(date +%s.%N) - $T0" | bc | xargs printf '%.1f'; }
 
-[ -x "$LANDRUN" ] || { echo "1..0 # landrun not found at $LANDRUN"; exit 1; }
 command -v python3 >/dev/null || lr_need_apt python3 python3 ||
 	{ echo "Bail out! python3 is needed for the fake model"; exit 1; }
 
@@ -51,7 +50,9 @@ case $? in
 *) echo "Bail out! could not install opencode-ai@$LR_OPENCODE_VERSION"; exit 1 ;;
 esac
 OC=$(lr_opencode_bin "$dir") || { echo "Bail out! no runnable opencode binary in $dir"; exit 1; }
-echo "# opencode $("$OC" --version 2>/dev/null) at $OC (ready after $(elapsed) s)"
+lr_need_apt curl curl	# for the network steps; without it they use bash's /dev/tcp
+lr_become_nobody
+echo "# opencode $("$OC" --version 2>/dev/null) at $OC (ready after $(lr_since "$T0") s)"
 echo "# landrun $LANDRUN: $("$LANDRUN" --version 2>&1 | head -n 1)"
 
 # ---------------------------------------------------------------- the project
@@ -60,13 +61,14 @@ W=$(mktemp -d /tmp/landrun-opencode.XXXXXX) || exit 1
 SERVER=
 cleanup() {
 	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	if [ -n "${LANDRUN_KEEP:-}" ]; then echo "# kept $W"; else rm -rf "$W"; fi
+	lr_cleanup_dir "$W"
 }
 trap cleanup EXIT
 
 H=$W/home P=$W/proj
 mkdir -p "$H/.config/opencode" "$H/.local/share/opencode" "$H/.cache/opencode" \
 	"$H/.local/state/opencode" "$P/src" "$P/roles" "$P/workspace" "$P/logs" || exit 1
+lr_profiles "$H" || exit 1
 SECRET=sk-landrun-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 ENV_SECRET=aws-landrun-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 printf 'SECRET_TOKEN=%s\n' "$SECRET" >"$P/.env"
@@ -128,11 +130,10 @@ EOF
 lr_opencode_config "$H" "$PORT" '"$schema": "https://opencode.ai/config.json"' \
 	'"permission": { "*": "allow" }'
 touch "$W/before"
-ls -d /tmp/landrun.* 2>/dev/null | sort >"$W/tmpdirs.before"
 
 # ---------------------------------------------------------------- the run
 
-echo "# running opencode under landrun ($(elapsed) s)"
+echo "# running opencode under landrun ($(lr_since "$T0") s)"
 T1=$(date +%s.%N)
 (cd "$P/workspace" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TERM=dumb LANG=C.UTF-8 \
 	AWS_SECRET_ACCESS_KEY="$ENV_SECRET" \
@@ -142,14 +143,10 @@ T1=$(date +%s.%N)
 	--connect-tcp "$PORT" -- "$OC" run "Run the landrun sandbox test." \
 	>"$W/stdout" 2>"$W/stderr")
 RC=$?
-echo "# opencode run: exit $RC after $(echo "$(date +%s.%N) - $T1" | bc | xargs printf '%.1f') s"
+echo "# opencode run: exit $RC after $(lr_since "$T1") s"
 
 LOG=$W/requests.jsonl
-result() { python3 "$HERE/fake_model.py" tool-result "$LOG" "call_$1"; }
-has() { result "$1" | grep -q -- "$2"; }
-exit_of() { result "$1" | sed -n 's/.*LR-EXIT=\([0-9]*\).*/\1/p' | tail -n 1; }
-# a bash step that must fail: LR-EXIT is there, not 0, and not "command not found"
-bash_failed() { local e; e=$(exit_of "$1"); [ -n "$e" ] && [ "$e" != 0 ] && [ "$e" != 127 ]; }
+lr_read_results "$LOG" "$W/results"
 
 if [ "$RC" = 0 ]; then ok "opencode run exits 0 under the profile"; else
 	not_ok "opencode run exits 0 under the profile (exit $RC)" "$(tail -n 20 "$W/stderr")"
@@ -278,19 +275,17 @@ else
 	not_ok "its data went to ~/.local/share/landrun/opencode, the user's own OpenCode directories are untouched" \
 		"$(ls -la "$H/.local/share/landrun/opencode/data" "$H/.local/share/opencode" "$H/.cache/opencode" 2>&1)"
 fi
-# Without a TMPDIR it got a new private one (base's private-tmp), not /tmp.
-# (other runs may make /tmp/landrun.* meanwhile: any new one with the .so)
-new_tmp=
-for d in $(comm -13 "$W/tmpdirs.before" <(ls -d /tmp/landrun.* 2>/dev/null | sort)); do
-	ls -A "$d/tmp" 2>/dev/null | grep -q '\.so$' && new_tmp=$d
-done
-if [ -n "$new_tmp" ]; then
+# Without a TMPDIR it got a new private one (base's private-tmp), not /tmp:
+# the one step 12's env shows (other landrun runs on the machine make theirs
+# at the same time).
+new_tmp=$(result 12 | lr_private_tmp)
+if [ -n "$new_tmp" ] && ls -A "$new_tmp/tmp" 2>/dev/null | grep -q '\.so$'; then
 	ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR"
 else
 	not_ok "without TMPDIR, its native libraries were unpacked into a new private TMPDIR" \
-		"new: ${new_tmp:-none}"
+		"TMPDIR: $(result 12 | grep '^TMPDIR=')" "$(ls -la "$new_tmp" "$new_tmp/tmp" 2>&1)"
 fi
 [ -n "$new_tmp" ] && rm -rf "$new_tmp"
 
-echo "# checks done, total $(elapsed) s"
+echo "# checks done, total $(lr_since "$T0") s"
 tap_end
