@@ -28,7 +28,7 @@ const char lr_cli_usage[] =
 	"                             file: that file's own grants)\n"
 	"  --mkdir PATHS              create these directories (0700) if missing, first\n"
 	"  --private-tmp              when the command gets no TMPDIR: a new empty one\n"
-	"                             (read-write) under /tmp, which landrun leaves behind\n"
+	"                             (read-write) under /tmp, removed by a later run\n"
 	"  --private-home             when the command gets no HOME: a new empty one, the same way\n"
 	"  --allow-dotenv PATH        accept that the command may read this secret file\n"
 	"                             (or the secret files beneath this directory)\n"

@@ -29,6 +29,7 @@
 #include "landrun/landlock.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
+#include "landrun/privdir.h"
 #include "landrun/project.h"
 #include "landrun/scan.h"
 #include "landrun/seccomp.h"
@@ -125,35 +126,39 @@ static void set_env(struct lr_strlist *env, const char *name, const char *value)
 		lr_die("out of memory");
 }
 
-/* --private-tmp, --private-home: one new directory under /tmp (0700) for
- * what the command would otherwise lack, granted read-write.  It outlives the
- * command: landrun execs in place, and nothing is left to remove it. */
+/* --private-tmp, --private-home: a new directory under /tmp (privdir.c) for
+ * what the command would otherwise lack, granted read-write. */
 static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 {
 	bool tmp = policy->private_tmp && !lr_env_lookup(env->v, "TMPDIR");
 	bool home = policy->private_home && !lr_env_lookup(env->v, "HOME");
-	char dir[] = "/tmp/landrun.XXXXXX", sub[sizeof(dir) + 8];
+	const struct lr_run_as *u = maker(policy);
+	_cleanup_free_ char *dir = NULL, *sub = NULL;
+	char err[512];
 	int r;
 
 	if ((!tmp && !home) || policy->explain != LR_EXPLAIN_NONE)
 		return;
-	if (!mkdtemp(dir))
-		lr_die_errno("--private-%s: cannot make a directory in /tmp", tmp ? "tmp" : "home");
+	if (lr_privdir_make(tmp, home, u ? u->uid : geteuid(), &dir, err, sizeof(err)) < 0)
+		lr_die("--private-%s: %s", tmp ? "tmp" : "home", err);
 	policy->origin = tmp ? "--private-tmp" : "--private-home";
 	r = lr_policy_add_grant(policy, dir, LR_ACCESS_RO | LR_ACCESS_RW, "--rw");
 	policy->origin = NULL;
 	if (r < 0)
 		lr_die("out of memory");
-	for (int i = 0; i < 2; i++) {
-		const char *name = i ? "HOME" : "TMPDIR";
-
-		if (!(i ? home : tmp))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, i ? "home" : "tmp");
-		if (mkdir(sub, 0700) < 0)
-			lr_die_errno("--private-%s: cannot make %s", i ? "home" : "tmp", sub);
-		set_env(env, name, sub);
-		lr_debug("%s=%s (--private-%s)", name, sub, i ? "home" : "tmp");
+	if (tmp) {
+		if (asprintf(&sub, "%s/tmp", dir) < 0)
+			lr_die("out of memory");
+		set_env(env, "TMPDIR", sub);
+		lr_debug("TMPDIR=%s (--private-tmp)", sub);
+		free(sub);
+		sub = NULL;
+	}
+	if (home) {
+		if (asprintf(&sub, "%s/home", dir) < 0)
+			lr_die("out of memory");
+		set_env(env, "HOME", sub);
+		lr_debug("HOME=%s (--private-home)", sub);
 	}
 }
 

@@ -504,7 +504,45 @@ t_explain() {
 	assert "${D[5]}: witness present" ran
 }
 
+# ===========================================================================
+# --private-tmp and --private-home: a new directory per run, made 0700 under
+# /tmp; each run removes those of earlier runs whose process is gone, and no
+# other.
+
+t_private() {
+	local D=("private: --private-tmp --private-home set TMPDIR and HOME"
+		 "private: both in one new directory /tmp/landrun.PID.XXXXXX, mode 0700"
+		 "private: the command can write in both"
+		 "private: the next run removes the directory of a run whose process is gone"
+		 "private: it keeps one whose process lives" "private: it keeps one not 0700"
+		 "private: it follows no symlink left inside (the target is untouched)")
+	local dir tmpd homed alive dead other
+	fixture private
+	lr --private-tmp --private-home -- "$TRY" env
+	tmpd=$(sed -n 's/^TMPDIR=//p' "$W/out") homed=$(sed -n 's/^HOME=//p' "$W/out")
+	dir=${tmpd%/tmp}
+	assert "${D[0]}" eval '[ -n "$tmpd" ] && [ -n "$homed" ]'
+	assert "${D[1]}" eval '[ "${homed%/home}" = "$dir" ] && [[ "$dir" == /tmp/landrun.[0-9]*.?????? ]] &&
+		[ "$(stat -c %a "$dir")" = 700 ] && [ "$(stat -c %u "$dir")" = "$(id -u)" ]'
+	lr --rox /usr,/bin,/lib,/lib64 --ignore-missing --private-tmp --private-home -- \
+		/bin/sh -c 'echo a >"$TMPDIR/x" && echo b >"$HOME/y" && cat "$TMPDIR/x" "$HOME/y"'
+	assert "${D[2]}" eval '[ "$RC" = 0 ] && [ "$(cat "$W/out")" = "$(printf "a\nb")" ]'
+	# made by hand: a run whose process is gone (a pid just reaped), one that
+	# lives (this shell), one that is not 0700; a symlink out of the first
+	sh -c 'exit 0' & wait $!
+	dead=/tmp/landrun.$!.deadXX alive=/tmp/landrun.$$.aliveX other=/tmp/landrun.$!.openXX
+	mkdir -m 700 "$dead" "$alive" && mkdir -m 755 "$other" && echo keep >"$F/target" &&
+		ln -s "$F/target" "$dead/link" && mkdir "$dead/sub" && echo x >"$dead/sub/f"
+	lr --private-tmp -- "$TRY" exit 0
+	assert "${D[3]}" eval '[ ! -e "$dead" ]'
+	assert "${D[4]}" test -d "$alive"
+	assert "${D[5]}" test -d "$other"
+	assert "${D[6]}" eval '[ "$(cat "$F/target")" = keep ]'
+	rm -rf "$alive" "$other" "$dir"
+}
+
 t_ro_rw
+t_private
 t_symlink
 t_link_rename
 t_truncate

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "landrun/log.h"
+#include "landrun/privdir.h"
+#include "landrun/util.h"
+
+#define TOP "/tmp"
+#define PREFIX "landrun."
+/* A leftover deeper or bigger than this is left alone (and said so). */
+#define REMOVE_MAX_DEPTH 64
+#define REMOVE_MAX_ENTRIES 200000
+
+/* The PID in NAME ("landrun.PID.XXXXXX"), or 0 if NAME is not one of ours. */
+static pid_t pid_of(const char *name)
+{
+	const char *p = name + strlen(PREFIX), *dot;
+	long pid = 0;
+
+	if (strncmp(name, PREFIX, strlen(PREFIX)) != 0 || !(dot = strchr(p, '.')) || dot == p ||
+	    strlen(dot + 1) != 6)
+		return 0;
+	for (; p < dot; p++) {
+		if (*p < '0' || *p > '9' || pid > 4194304)
+			return 0;
+		pid = pid * 10 + (*p - '0');
+	}
+	return (pid_t)pid;
+}
+
+/* Remove NAME in DIRFD and everything beneath it, following no symlink (the
+ * command may have left any beneath).  0 or -errno. */
+static int remove_tree(int at, const char *name, int depth, size_t *budget)
+{
+	struct dirent *de;
+	int fd, r = 0;
+	DIR *d;
+
+	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	if (depth > REMOVE_MAX_DEPTH)
+		return -ELOOP;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while (r == 0 && (errno = 0, de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((*budget)-- == 0)
+			r = -E2BIG;
+		else
+			r = remove_tree(dirfd(d), de->d_name, depth + 1, budget);
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		r = -errno;
+	return r;
+}
+
+static void sweep(uid_t owner)
+{
+	int top = open(TOP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (top < 0 || !(d = fdopendir(top))) {
+		if (top >= 0)
+			close(top);
+		return;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = pid_of(de->d_name);
+		size_t budget = REMOVE_MAX_ENTRIES;
+		struct stat st;
+		int r;
+
+		/* ours (made by this user, 0700), and its run's process is gone */
+		if (pid <= 0 || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != owner || (st.st_mode & 07777) != 0700 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		r = remove_tree(dirfd(d), de->d_name, 0, &budget);
+		if (r < 0)
+			lr_debug("%s/%s: left in place: %s", TOP, de->d_name, strerror(-r));
+		else
+			lr_debug("%s/%s: removed (its run is over)", TOP, de->d_name);
+	}
+	closedir(d);
+}
+
+int lr_privdir_make(bool tmp, bool home, uid_t owner, char **dir, char *err, size_t errlen)
+{
+	char *path;
+
+	sweep(owner);
+	if (asprintf(&path, TOP "/" PREFIX "%d.XXXXXX", (int)getpid()) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!mkdtemp(path)) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot make a directory in " TOP ": %s", strerror(e));
+		free(path);
+		return -e;
+	}
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (!(i ? home : tmp))
+			continue;
+		if (asprintf(&sub, "%s/%s", path, i ? "home" : "tmp") < 0 || mkdir(sub, 0700) < 0) {
+			int e = sub ? errno : ENOMEM;
+
+			snprintf(err, errlen, "cannot make %s/%s: %s", path, i ? "home" : "tmp",
+				 strerror(e));
+			free(path);
+			return -e;
+		}
+	}
+	*dir = path;
+	return 0;
+}
