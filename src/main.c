@@ -544,10 +544,13 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	struct lr_outcome out;
 	int status, ready = 0, r;
 
+	bool pty = policy->pty && lr_supervise_has_terminal();
+
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
-	     !policy->audit_log && getpid() != 1))
+	     !policy->audit_log && !pty && getpid() != 1))
 		return;
+	sv->pty = pty;
 	sv->timeout_ms = policy->timeout_ms;
 	sv->grace_ms = policy->timeout_grace_ms;
 	sv->die_with_parent = policy->die_with_parent;
@@ -672,6 +675,9 @@ int main(int argc, char **argv)
 
 	lr_features_probe(&features);
 	lr_features_probe_terminal(&features, policy.keep_fds, policy.n_keep_fds);
+	/* --pty from a terminal: the command's is a pty that a supervisor relays
+	 * (for --explain: would be) */
+	features.terminal_relayed = policy.pty && lr_supervise_has_terminal();
 	check_user(&policy, &features);
 	lr_plan_compute(&policy, &features, &plan);
 

@@ -36,6 +36,7 @@ const struct lr_option lr_options[] = {
 	{ "private-home", LR_OPT_PRIVATE_HOME, LR_ARG_NONE, 0 },
 	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
 	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
+	{ "pty", LR_OPT_PTY, LR_ARG_NONE, 0 },
 	{ "rlimit-as", LR_OPT_RLIMIT_AS, LR_ARG_REQUIRED, 0 },
 	{ "rlimit-core", LR_OPT_RLIMIT_CORE, LR_ARG_REQUIRED, 0 },
 	{ "rlimit-cpu", LR_OPT_RLIMIT_CPU, LR_ARG_REQUIRED, 0 },
@@ -368,6 +369,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_PRIVATE_TMP:
 		p->private_tmp = true;
+		break;
+	case LR_OPT_PTY:
+		p->pty = true;
 		break;
 	case LR_OPT_PRIVATE_HOME:
 		p->private_home = true;

@@ -147,6 +147,7 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	bool ll_unix = (lr_landlock_fs_rights(plan->abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) != 0;
 	bool ll_scopes = (scopes_known & LANDLOCK_SCOPE_SIGNAL) != 0;
 	struct lr_seccomp_net *net = &plan->net;
+	bool relayed;
 
 	plan->seccomp = features->seccomp_filter;
 	plan->deny_subprocess = policy->deny_subprocess;
@@ -191,9 +192,14 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 
 	/* the terminal: job control keeps a background process from reading
 	 * it, as long as no process can leave the session or the job */
-	plan->deny_terminal = features->terminal;
+	/* (with --pty the terminal is the command's own pty, which landrun
+	 * relays and closes when the command ends: nothing to deny) */
+	relayed = features->terminal_relayed && !features->terminal_foreign;
+	plan->deny_terminal = features->terminal && !relayed;
 	set_row(plan, LR_PROT_TTY_FOREGROUND, features->terminal,
-		features->terminal_foreign ? LR_LAYER_NONE : seccomp);
+		relayed			     ? LR_LAYER_LAUNCHER
+		: features->terminal_foreign ? LR_LAYER_NONE
+					     : seccomp);
 }
 
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -95,13 +98,76 @@ static bool proc_is_ours(void)
 	return strtol(link, NULL, 10) == (long)getpid();
 }
 
+bool lr_supervise_has_terminal(void)
+{
+	return isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO);
+}
+
+/* --pty: a new pseudo-terminal in the mode and size of the user's (the first
+ * of fd 0, 1, 2 that is a terminal).  Its slave in *SLAVE; 0 or -errno. */
+static int open_pty(struct lr_supervisor *sv, int *slave)
+{
+	struct winsize ws;
+	int e;
+
+	sv->term = -1;
+	for (int fd = 0; fd < 3 && sv->term < 0; fd++)
+		if (isatty(fd))
+			sv->term = fd;
+	if (sv->term < 0 || tcgetattr(sv->term, &sv->term_mode) < 0)
+		return -ENOTTY;
+	sv->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sv->master < 0)
+		return -errno;
+	if (grantpt(sv->master) < 0 || unlockpt(sv->master) < 0 ||
+	    (*slave = ioctl(sv->master, TIOCGPTPEER, O_RDWR | O_NOCTTY)) < 0)
+		goto fail;
+	if (tcsetattr(*slave, TCSANOW, &sv->term_mode) < 0 ||
+	    (ioctl(sv->term, TIOCGWINSZ, &ws) == 0 && ioctl(*slave, TIOCSWINSZ, &ws) < 0)) {
+		close(*slave);
+		goto fail;
+	}
+	return 0;
+fail:
+	e = errno;
+	close(sv->master);
+	sv->master = -1;
+	return -e;
+}
+
+/* The child, with a pty: a session of its own whose terminal is the slave,
+ * on each of fd 0, 1, 2 that was the user's terminal.  False on failure. */
+static bool take_pty(int slave)
+{
+	if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+		return false;
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && dup2(slave, fd) < 0)
+			return false;
+	return slave < 3 || close(slave) == 0;
+}
+
+/* The user's terminal raw (what is typed goes to the pty as it is), or back. */
+static void set_raw(struct lr_supervisor *sv, bool raw)
+{
+	struct termios t = sv->term_mode;
+
+	if (sv->master < 0 || sv->term < 0 || sv->raw == raw)
+		return;
+	if (raw)
+		cfmakeraw(&t);
+	/* from the background, the shell owns the terminal: leave it */
+	if (tcsetattr(sv->term, TCSADRAIN, &t) == 0 || !raw)
+		sv->raw = raw;
+}
+
 pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 {
 	pid_t self = getpid(), pid;
 	bool foreground;
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
 	sigset_t block;
-	int pair[2] = { -1, -1 }, e;
+	int pair[2] = { -1, -1 }, slave = -1, e;
 
 	sv->parent = getppid();
 	sv->pid1 = self == 1;
@@ -109,6 +175,13 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	foreground = sv->tty && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	sv->proc_ours = proc_is_ours();
 	sv->sock = -1;
+	sv->master = -1;
+	sv->master_eof = false;
+	sv->raw = false;
+	if (sv->pty && (e = open_pty(sv, &slave)) < 0) {
+		snprintf(err, errlen, "--pty: cannot make a pseudo-terminal: %s", strerror(-e));
+		return e;
+	}
 	/* before the fork (neither is inherited): no orphan and no death of
 	 * the parent may come before the supervisor is told; and the signals
 	 * blocked, so that none is lost before the loop waits for them */
@@ -139,9 +212,19 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
 			_exit(LR_EXIT_FAILURE);
 		/* a group of its own: the supervisor signals it, and only it
-		 * gets the terminal's signals (^C once, not twice) */
-		if (setpgid(0, 0) == 0 && foreground)
+		 * gets the terminal's signals (^C once, not twice); with a pty, a
+		 * session of its own, on it */
+		if (sv->master >= 0) {
+			close(sv->master);
+			sv->master = -1;
+			if (!take_pty(slave)) {
+				dprintf(STDERR_FILENO, "landrun: --pty: cannot take the new "
+						       "pseudo-terminal: %s\n", strerror(errno));
+				_exit(LR_EXIT_FAILURE);
+			}
+		} else if (setpgid(0, 0) == 0 && foreground) {
 			tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
+		}
 		if (sv->handshake) {
 			close(pair[0]);
 			sv->sock = pair[1]; /* the mask comes back in lr_supervise_ready */
@@ -151,11 +234,17 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 		return 0;
 	}
 	sv->child = pid;
+	if (slave >= 0)
+		close(slave);
+	set_raw(sv, true);
 	if (sv->handshake) {
 		close(pair[1]);
 		sv->sock = pair[0];
 	}
-	setpgid(pid, pid); /* the child does it too: whichever comes first */
+	/* the child does it too, whichever comes first (with a pty it makes a
+	 * session of its own, which it may not as a group's leader already) */
+	if (sv->master < 0)
+		setpgid(pid, pid);
 	/* a caller's SIG_IGN would reap the command without its status, and
 	 * a closed stderr must not kill the supervisor */
 	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0) {
@@ -176,12 +265,14 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	struct lr_plan plan;
 	int fds[8], bad, r;
 
-	if (n >= sizeof(fds) / sizeof(*fds))
+	if (n + 2 >= sizeof(fds) / sizeof(*fds))
 		return -EINVAL;
 	if (n)
 		memcpy(fds, keep, n * sizeof(*fds));
 	if (sv->sock >= 0)
 		fds[n++] = sv->sock;
+	if (sv->master >= 0)
+		fds[n++] = sv->master;
 	r = lr_exec_close_fds(fds, n, &bad);
 	if (r < 0) {
 		snprintf(err, errlen, "supervisor: cannot close file descriptors: %s",
@@ -517,16 +608,120 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont)
 	return signalled;
 }
 
+/* ---------------------------------------------------------------- the pty */
+
+#define RELAY_CHUNK 65536
+/* When the command has ended: how long what it wrote last is still shown. */
+#define DRAIN_MS 200
+
+/* Write all of BUF to FD (a terminal, or the pty's master).  False if it
+ * cannot be (closed). */
+static bool write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* Move what one side has to the other; false when that side is done. */
+static bool relay(int from, int to)
+{
+	char buf[RELAY_CHUNK];
+	ssize_t n = read(from, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	return n > 0 && write_all(to, buf, (size_t)n);
+}
+
+/* The user's terminal's size, to the pty (whose foreground gets SIGWINCH). */
+static void pass_size(const struct lr_supervisor *sv)
+{
+	struct winsize ws;
+
+	if (ioctl(sv->term, TIOCGWINSZ, &ws) == 0)
+		ioctl(sv->master, TIOCSWINSZ, &ws);
+}
+
+/*
+ * With a pty, wait for a signal of WAITED (its number), for data to relay
+ * (moved: 0), or until WAIT (-1, EAGAIN).  What is typed is read only from
+ * fd 0, and only while it is the terminal.
+ */
+static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait)
+{
+	struct pollfd fds[3] = {
+		{ sigfd, POLLIN, 0 },
+		{ sv->master_eof ? -1 : sv->master, POLLIN, 0 },
+		{ sv->term == STDIN_FILENO && sv->raw ? STDIN_FILENO : -1, POLLIN, 0 },
+	};
+	int timeout = wait ? (int)(wait->tv_sec * 1000 + wait->tv_nsec / 1000000) : -1;
+	struct signalfd_siginfo si;
+	int n = poll(fds, 3, timeout);
+
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	/* EIO: every descriptor of the pty's slave is closed (for now) */
+	if (fds[1].revents && !relay(sv->master, sv->term))
+		sv->master_eof = true;
+	if (fds[2].revents && !relay(STDIN_FILENO, sv->master))
+		set_raw(sv, false); /* the terminal is gone: stop reading it */
+	if (fds[0].revents && read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		return (int)si.ssi_signo;
+	return 0;
+}
+
+/* The command has ended: show what it wrote last, then close the pty, so
+ * that nothing it left behind reads what is typed from now on, and give the
+ * terminal its mode back. */
+static void end_pty(struct lr_supervisor *sv)
+{
+	long long until = now_ms() + DRAIN_MS;
+
+	if (sv->master < 0)
+		return;
+	set_raw(sv, false);
+	for (long long now = now_ms(); now < until; now = now_ms()) {
+		struct pollfd p = { sv->master, POLLIN, 0 };
+
+		if (poll(&p, 1, (int)(until - now)) <= 0 || !relay(sv->master, sv->term))
+			break;
+	}
+	close(sv->master);
+	sv->master = -1;
+}
+
 /* ---------------------------------------------------------------- the loop */
 
 /* The command stopped for the terminal (^Z, or reading it from the
  * background): stop too, so that the shell sees its job stop; once
  * continued (by fg, which gives the supervisor's group the terminal, or
  * by bg), continue the command, with the terminal if it is ours. */
-static void pass_stop(const struct lr_supervisor *sv, int stopsig)
+static void pass_stop(struct lr_supervisor *sv, int stopsig)
 {
-	if (!sv->tty || sv->pid1 ||
-	    (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU))
+	if (stopsig != SIGTSTP && stopsig != SIGTTIN && stopsig != SIGTTOU)
+		return;
+	/* with a pty: the terminal back to the shell as it was, while stopped */
+	if (sv->master >= 0 && !sv->pid1) {
+		set_raw(sv, false);
+		kill(getpid(), SIGSTOP);
+		set_raw(sv, true);
+		kill(-sv->child, SIGCONT);
+		return;
+	}
+	if (!sv->tty || sv->pid1)
 		return;
 	if (tcgetpgrp(STDIN_FILENO) == sv->child)
 		tcsetpgrp(STDIN_FILENO, getpgrp());
@@ -537,7 +732,7 @@ static void pass_stop(const struct lr_supervisor *sv, int stopsig)
 }
 
 /* Reap every child that ended.  1 if some remain, 0 if none, -errno. */
-static int reap(const struct lr_supervisor *sv, struct lr_outcome *out)
+static int reap(struct lr_supervisor *sv, struct lr_outcome *out)
 {
 	for (;;) {
 		int st;
@@ -558,6 +753,7 @@ static int reap(const struct lr_supervisor *sv, struct lr_outcome *out)
 		out->ended = true;
 		out->status = st;
 		out->duration_ms = (unsigned long long)(now_ms() - start_ms(sv));
+		end_pty(sv);
 		/* the terminal back to the supervisor's group, for whoever
 		 * reads it next */
 		if (sv->tty && tcgetpgrp(STDIN_FILENO) == sv->child)
@@ -568,7 +764,7 @@ static int reap(const struct lr_supervisor *sv, struct lr_outcome *out)
 /* SIGKILL the tree until nothing is left: the children of a killed process
  * come to the supervisor, and are found on the next round.  0, -ETIMEDOUT
  * if some could not be ended, or -errno. */
-static int kill_tree(const struct lr_supervisor *sv, struct lr_outcome *out)
+static int kill_tree(struct lr_supervisor *sv, struct lr_outcome *out)
 {
 	struct timespec round = { 0, KILL_ROUND_MS * 1000000L };
 	long long give_up = now_ms() + KILL_GIVE_UP_MS;
@@ -609,10 +805,16 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 	long long deadline = -1;
 	struct state st = { 0 };
 	sigset_t waited;
-	int r;
+	int r, sigfd = -1;
 
 	memset(out, 0, sizeof(*out));
 	signal_set(&waited, false);
+	if (sv->master >= 0 && (sigfd = signalfd(-1, &waited, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		r = -errno;
+		end_pty(sv);
+		kill_tree(sv, out);
+		return r;
+	}
 	if (sv->timeout_ms)
 		deadline = start_ms(sv) + capped(sv->timeout_ms);
 	for (;;) {
@@ -647,8 +849,8 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 			ts.tv_nsec = (until - now) % 1000 * 1000000L;
 			wait = &ts;
 		}
-		sig = sigtimedwait(&waited, NULL, wait);
-		if (sig < 0 && (errno == EAGAIN || errno == EINTR))
+		sig = sv->master >= 0 ? wait_relay(sv, sigfd, wait) : sigtimedwait(&waited, NULL, wait);
+		if (sig == 0 || (sig < 0 && (errno == EAGAIN || errno == EINTR)))
 			continue;
 		if (sig < 0) {
 			r = -errno;
@@ -656,6 +858,11 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 		}
 		if (sig == SIGCHLD || sig == SIG_PARENT_DIED)
 			continue;
+		/* the pty's size follows the terminal's: the kernel tells the command */
+		if (sig == SIGWINCH && sv->master >= 0) {
+			pass_size(sv);
+			continue;
+		}
 		if (st.ending) {
 			signal_tree(sv, sig, false);
 			continue;
@@ -667,6 +874,9 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 		if (kill(-sv->child, sig) < 0 && errno == ESRCH)
 			kill(sv->child, sig);
 	}
+	end_pty(sv);
+	if (sigfd >= 0)
+		close(sigfd);
 	if (r < 0 && r != -ETIMEDOUT)
 		kill_tree(sv, out); /* whatever failed, nothing is left running */
 	getrusage(RUSAGE_CHILDREN, &out->rusage);

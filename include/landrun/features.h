@@ -28,6 +28,7 @@ struct lr_features {
 	bool uid0;		/* the real, effective or saved uid is 0 */
 	bool terminal;		/* a terminal within the command's reach (below) */
 	bool terminal_foreign;	/* one that is not landrun's controlling terminal */
+	bool terminal_relayed;	/* the controlling terminal is a pty the supervisor relays */
 };
 
 /* Ask the kernel (and the process).  Never fails: an unavailable Landlock is

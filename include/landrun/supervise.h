@@ -24,6 +24,14 @@
  * descendant, found in /proc by parent pid (orphans, daemons included, are
  * reparented to the supervisor) and signalled through a pidfd.
  *
+ * With a pty (--pty), the command does not get the user's terminal at all:
+ * it runs in a session of its own on a new pseudo-terminal, whose master the
+ * supervisor relays to and from the terminal (in raw mode).  When the
+ * command ends, the relay stops and the pty is closed, so nothing it left
+ * behind can read what is typed afterwards, and the command may use
+ * sessions, process groups and job control freely inside (as sudo's
+ * use_pty).
+ *
  * Whether there is a supervisor, and what its outcome means (the exit
  * status, the audit record), main.c decides: this module forks, waits and
  * reports.
@@ -36,6 +44,7 @@
 #include <stddef.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <termios.h>
 #include <time.h>
 
 #include "landrun/features.h"
@@ -47,6 +56,7 @@ struct lr_supervisor {
 	unsigned long long grace_ms;	/* from SIGTERM to SIGKILL when the tree is ended */
 	bool die_with_parent;
 	bool handshake;			/* the child waits for lr_supervise_go */
+	bool pty;			/* relay the terminal through a new pty */
 
 	/* set by lr_supervise_start */
 	pid_t child;			/* the command, once it execs (0 in the child) */
@@ -55,6 +65,11 @@ struct lr_supervisor {
 	bool tty;			/* fd 0 is the terminal of landrun's session */
 	bool proc_ours;			/* /proc shows this PID namespace */
 	int sock;			/* this side of the socket pair between the two */
+	int master;			/* --pty, the parent: the pty's master (else -1) */
+	int term;			/* --pty: the user's terminal (fd 0, 1 or 2), or -1 */
+	struct termios term_mode;	/* --pty: its mode before the relay made it raw */
+	bool raw;			/* --pty: it is raw now */
+	bool master_eof;		/* --pty: nothing holds the slave (read gives EIO) */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
 };
@@ -78,13 +93,17 @@ struct lr_outcome {
 	struct rusage rusage;		/* of every process waited for (the orphans too) */
 };
 
+/* Is one of fd 0, 1 and 2 a terminal (what --pty would relay)? */
+bool lr_supervise_has_terminal(void);
+
 /*
  * Fork.  In the parent: blocks the forwarded signals, becomes a child
  * subreaper (unless PID 1), and returns the child's pid.  In the child:
  * returns 0; the child is in a process group of its own, holds the
- * terminal's foreground if landrun did, and dies with SIGKILL if the
- * supervisor does; with a handshake its signals stay blocked until
- * lr_supervise_ready.
+ * terminal's foreground if landrun did (with a pty: in a session of its own,
+ * whose controlling terminal is the new pty, on each of fd 0, 1 and 2 that
+ * was a terminal), and dies with SIGKILL if the supervisor does; with a
+ * handshake its signals stay blocked until lr_supervise_ready.
  * -errno with ERR when the fork itself failed.
  */
 pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen);

@@ -66,7 +66,8 @@ shell() {
 	tm -f /dev/null new-session -d -s "$1" -x 150 -y 40 -c "$W" \
 		"env -i PATH=$PATH HOME=$HOME TERM=xterm PS1='\$ ' bash --norc --noprofile -i"
 	local i
-	for i in $(seq 1 50); do
+	# (a loaded machine may take seconds)
+	for i in $(seq 1 200); do
 		pane "$1" | grep -q '^\$' && return 0
 		sleep 0.1
 	done
@@ -88,10 +89,12 @@ leftover() {
 	local name=$1 method=$2 line
 	shift 2
 	rm -f "$W/$name" "$W/$name".*
+	STOLEN="(the case did not run)" SHELL_GOT= STATUS=
 	shell "$name" || return 1
 	type_line "$name" "$* $LRTTY leftover $method $W/$name"
-	# its escape comes half a second after the command exited
-	wait_file "$W/$name.status" 5
+	# its escape comes half a second after the command exited (with --pty,
+	# the supervisor has ended it by then: it writes nothing)
+	wait_file "$W/$name.status" "${LEFTOVER_WAIT:-5}"
 	sleep 0.3
 	line="echo typed-at-the-shell-$name > $W/$name.shell"
 	type_line "$name" "$line"
@@ -140,6 +143,21 @@ for method in spgrp setsid notty joinshell none; do
 		printf "%s\n" "$SHELL_GOT" | grep -qx "second-line-l-$method"'
 done
 
+# ===========================================================================
+# --pty: the command gets a pseudo-terminal of its own, which landrun relays.
+# Every escape may succeed in there (setsid, job control), and still nothing
+# left behind reads what is typed at the shell: the relay ends with the
+# command, and the supervisor ends what it left.
+
+for method in spgrp setsid notty joinshell; do
+	LEFTOVER_WAIT=2 leftover "p-$method" "$method" "$LANDRUN" --pty --rox "$BIN" --rw "$W" --
+	echo "# landrun --pty $method: status: $STATUS; stolen: $(printf %q "$STOLEN")"
+	assert "landrun --pty: the $method leftover reads nothing typed at the shell" [ -z "$STOLEN" ]
+	assert "landrun --pty: the shell got both lines ($method)" \
+		eval '[ "$(printf "%s\n" "$SHELL_GOT" | head -1)" = "typed-at-the-shell-p-$method" ] &&
+		printf "%s\n" "$SHELL_GOT" | grep -qx "second-line-p-$method"'
+done
+
 # TIOCSCTTY: a session leader (landrun started by setsid) with the user's
 # terminal on fd 0 may not take another terminal as its controlling one.
 shell sctty
@@ -182,6 +200,32 @@ assert "bash under landrun: pipes and command substitution" grep -qx "SUB" "$W/b
 assert "bash under landrun: exit gives the terminal back to the outer shell" \
 	grep -qx "outer-shell-back" "$W/bash.back"
 
+# An interactive bash under --pty has job control: Ctrl-Z stops a job.
+PTY_LR=("$LANDRUN" --pty --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/null
+	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
+shell pbash
+type_line pbash "${PTY_LR[*]}"
+sleep 1
+type_line pbash "tty > $W/pbash.tty; setsid -w true && echo setsid-ok > $W/pbash.setsid; sleep 30"
+sleep 0.5
+tm send-keys -t pbash C-z
+sleep 0.5
+type_line pbash "jobs > $W/pbash.jobs; kill %1; exit"
+sleep 1
+type_line pbash "echo outer-shell-back > $W/pbash.back"
+wait_file "$W/pbash.back" 5
+SCREEN=$(pane pbash)
+tm kill-session -t pbash 2>/dev/null
+assert "bash under --pty: its terminal is a new pty, not the shell's" \
+	eval '[ -s "$W/pbash.tty" ] && ! grep -qxF "$(tm display -p "#{pane_tty}" 2>/dev/null || echo none)" "$W/pbash.tty"'
+assert "bash under --pty: setsid works (the pty is the command's own)" \
+	grep -qx "setsid-ok" "$W/pbash.setsid"
+assert "bash under --pty: job control (Ctrl-Z stopped sleep)" grep -q "Stopped" "$W/pbash.jobs"
+assert "bash under --pty: no job-control errors on the screen" \
+	eval '! grep -qiE "setpgid|no job control|Operation not permitted" <<<"$SCREEN"'
+assert "bash under --pty: exit gives the terminal back to the outer shell" \
+	grep -qx "outer-shell-back" "$W/pbash.back"
+
 # ===========================================================================
 # --explain: requested when a terminal is within reach; lost when the
 # command would hold another session's terminal.
@@ -189,6 +233,7 @@ assert "bash under landrun: exit gives the terminal back to the outer shell" \
 shell explain
 EXPLAIN=("$LANDRUN" --explain --rox "$BIN" -- /bin/true)
 type_line explain "${EXPLAIN[*]} > $W/explain.tty"
+type_line explain "$LANDRUN --explain --pty --rox $BIN -- /bin/true > $W/explain.pty"
 type_line explain "setsid -w ${EXPLAIN[*]} < /dev/null > $W/explain.none 2>&1"
 type_line explain "setsid -w ${EXPLAIN[*]} < \$(tty) > $W/explain.foreign 2>&1"
 type_line explain "setsid -w $LANDRUN --on-unsupported=error --rox $BIN -- $LRTTY sctty < \$(tty) > $W/error.foreign 2>&1; echo \$? > $W/error.rc"
@@ -196,6 +241,8 @@ wait_file "$W/error.rc" 5
 tm kill-session -t explain 2>/dev/null
 assert "--explain in a terminal: tty.foreground by seccomp" \
 	grep -qE '^ *tty\.foreground +seccomp' "$W/explain.tty"
+assert "--explain --pty in a terminal: tty.foreground by landrun (the relay)" \
+	grep -qE '^ *tty\.foreground +landrun' "$W/explain.pty"
 assert "--explain with no terminal (setsid, </dev/null): tty.foreground off" \
 	grep -qE '^ *tty\.foreground +off' "$W/explain.none"
 assert "--explain with another session's terminal on fd 0: tty.foreground LOST" \

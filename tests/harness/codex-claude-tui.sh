@@ -130,7 +130,7 @@ drive() {
 			"$(head -n 3 "$W/$name.stderr")"
 	fi
 	case $tmp in
-	/tmp/landrun.??????/tmp) ok "$label: its TMPDIR was a new private one"; rm -rf "${tmp%/tmp}" ;;
+	/tmp/landrun.[0-9]*.??????/tmp) ok "$label: its TMPDIR was a new private one"; rm -rf "${tmp%/tmp}" ;;
 	*) not_ok "$label: its TMPDIR was a new private one (${tmp:-none seen})" ;;
 	esac
 }

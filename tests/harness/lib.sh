@@ -243,7 +243,7 @@ lr_cleanup_dir() { # W
 # (/tmp/landrun.XXXXXX, TMPDIR its tmp/), from the "TMPDIR=..." line the
 # command printed (read from standard input); nothing when there is none.
 lr_private_tmp() {
-	sed -n 's|^TMPDIR=\(/tmp/landrun\.[A-Za-z0-9]\{6\}\)/tmp$|\1|p' | head -n 1
+	sed -n 's|^TMPDIR=\(/tmp/landrun\.[0-9]*\.[A-Za-z0-9]\{6\}\)/tmp$|\1|p' | head -n 1
 }
 
 # ---------------------------------------------------------------- tool results
@@ -313,10 +313,17 @@ lr_tui_status() { # NAME SECONDS
 # The TMPDIR that NAME's command runs with (from its /proc environ: landrun
 # execs in place as the child of the window's shell).
 lr_tui_tmpdir() { # NAME
-	local shell pid
-	shell=$(lr_tmux display -p -t "$1" '#{pane_pid}') || return 1
-	pid=$(ps -o pid= --ppid "$shell" | head -n 1 | tr -d ' ')
-	[ -n "$pid" ] && tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^TMPDIR=//p'
+	local pids pid t
+	# the command is the shell's child, or (with --pty) the supervisor's
+	pids=$(lr_tmux display -p -t "$1" '#{pane_pid}') || return 1
+	while [ -n "$pids" ]; do
+		pids=$(for pid in $pids; do ps -o pid= --ppid "$pid"; done | tr -d ' ')
+		for pid in $pids; do
+			t=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^TMPDIR=//p')
+			[ -n "$t" ] && { echo "$t"; return 0; }
+		done
+	done
+	return 1
 }
 
 # Wait until FILE exists and is not empty (at most SECONDS).

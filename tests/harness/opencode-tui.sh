@@ -92,7 +92,7 @@ if [ "$st" = 0 ]; then ok "Ctrl+C quits it, exit 0"; else
 		"$(tail -n 20 "$W/tui.stderr")"
 fi
 case $tmp in
-/tmp/landrun.??????/tmp) ok "its TMPDIR was a new private one ($tmp)"; rm -rf "${tmp%/tmp}" ;;
+/tmp/landrun.[0-9]*.??????/tmp) ok "its TMPDIR was a new private one ($tmp)"; rm -rf "${tmp%/tmp}" ;;
 *) not_ok "its TMPDIR was a new private one (${tmp:-none seen})" ;;
 esac
 echo "# total $(lr_since "$T0") s"
