@@ -54,8 +54,9 @@ static const struct {
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
 		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_NET_TCP] = { { "net.tcp",
-		"TCP connects and binds only to the --connect-tcp/--bind-tcp ports, no listen "
-		"without --bind-tcp",
+		"TCP connects and binds only to the --connect-tcp/--bind-tcp ports; listen only "
+		"with --bind-tcp (but where UNIX sockets are allowed, whose servers need "
+		"listen, also on an ephemeral port)",
 		"Landlock ABI 4 (Linux 6.7+)" } },
 	[LR_PROT_NET_UDP] = { { "net.udp",
 		"no UDP: binding, connecting and sending are denied",
@@ -157,7 +158,10 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 
 	/* TCP: none at all without port flags; with them, Landlock picks the ports */
 	net->tcp = !restricted || tcp;
-	net->listen = !restricted || !tcp || policy->n_bind_tcp;
+	/* listen(2): not for TCP without --bind-tcp; but seccomp cannot tell a
+	 * TCP socket's listen from a UNIX one's, and UNIX servers (a harness's
+	 * daemon, language servers) need it where UNIX sockets are allowed */
+	net->listen = !restricted || !tcp || policy->n_bind_tcp || ll_unix || policy->n_unix_paths;
 	set_row(plan, LR_PROT_NET_TCP, restricted,
 		!tcp ? seccomp : ll_tcp ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
 	if (restricted && tcp && ll_tcp)

@@ -370,7 +370,15 @@ if has_abi 4 && [ "$SECCOMP" = yes ]; then
 	lr "${C[@]}" "$NET" tcp-bind "$FREE1"
 	expect "--connect-tcp TCP1: tcp-bind" 13
 	lr "${C[@]}" "$NET" tcp-listen
-	expect "--connect-tcp TCP1: tcp-listen (autobind)" 1
+	if has_abi 9; then
+		# UNIX servers need listen(2), and seccomp cannot tell a UNIX
+		# socket's from a TCP one's: Landlock's bind right does not see
+		# autobind either
+		TODO="from ABI 9 listen is allowed for UNIX servers: an unbound TCP socket listens on an ephemeral port"
+		expect "--connect-tcp TCP1: tcp-listen (autobind)" 1
+	else
+		expect "--connect-tcp TCP1: tcp-listen (autobind)" 1
+	fi
 	lr "${C[@]}" "$NET" udp-bind "$FREE1"
 	expect "--connect-tcp TCP1: udp-bind" "$UDP_WITH_TCP"
 	for op in mptcp raw ping; do

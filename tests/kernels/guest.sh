@@ -431,14 +431,18 @@ contract unix
 # ---------------------------------------------------------------- UNIX sockets in grants
 # With Landlock ABI 9 the command may use UNIX sockets inside its --rw grants (and only
 # there: the attacks above); below it seccomp denies socket(AF_UNIX) altogether.
-# (Under the default policy: with --connect-tcp and no --bind-tcp, listen(2) is denied
-# for every socket family, as the README says.)
+# (With --connect-tcp and no --bind-tcp, listen(2) is denied below ABI 9, where no
+# UNIX socket can be made either; from ABI 9 UNIX servers need it, as the README says.)
 policy default
 lr "$NET" unix-connect "$F/rw/in.sock"
 if ge 9; then
 	check "unix: connect to a socket inside --rw works (ABI 9+)" [ "$RC" = 0 ]
 	lr "$KG" unix-selftest "$F/rw/self.sock"
 	check "unix: bind, listen, connect inside --rw works (ABI 9+)" [ "$RC" = 0 ]
+	policy tcp
+	lr "$KG" unix-selftest "$F/rw/self2.sock"
+	check "unix: a UNIX server inside --rw works with --connect-tcp too (ABI 9+)" [ "$RC" = 0 ]
+	policy default
 	lr "$NET" unix-connect "$F/rw/../out/srv.sock"
 	check "unix: connect through rw/../ to a socket outside denied" [ "$RC" = 13 ]
 else

@@ -838,3 +838,43 @@ Test(plan_names, every_prot_has_an_id)
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_SECCOMP), "seccomp");
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_LAUNCHER), "landrun");
 }
+
+/* listen(2) with --connect-tcp: denied, but where UNIX sockets are allowed
+ * (Landlock ABI 9, or --unix), whose servers need it; a relayed terminal
+ * (--pty) asks nothing of the filter. */
+Test(plan_policy, listen_and_pty)
+{
+	static const struct {
+		int abi;
+		unsigned flags;
+		bool listen;
+	} cases[] = {
+		{ 7, CONNECT, false }, { 7, CONNECT | BIND, true }, { 7, CONNECT | UNIX, true },
+		{ 7, 0, true },	       { 9, CONNECT, true },	    { 10, CONNECT, true },
+	};
+	struct lr_plan plan;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		compute_with(cases[i].abi, 0, true, cases[i].flags, &plan);
+		cr_expect_eq(plan.net.listen, cases[i].listen, "case %zu: ABI %d flags %#x", i,
+			     cases[i].abi, cases[i].flags);
+	}
+	compute_with(7, 0, true, TTY, &plan);
+	cr_expect(plan.deny_terminal);
+	cr_expect_eq(plan.rows[LR_PROT_TTY_FOREGROUND].layer, LR_LAYER_SECCOMP);
+	{
+		struct lr_policy p;
+		struct lr_features f = { .landlock_abi = 7, .seccomp_filter = true, .uid = 1000,
+					 .gid = 1000, .terminal = true, .terminal_relayed = true };
+
+		lr_policy_init(&p);
+		lr_plan_compute(&p, &f, &plan);
+		cr_expect(!plan.deny_terminal, "--pty: nothing to deny");
+		cr_expect_eq(plan.rows[LR_PROT_TTY_FOREGROUND].layer, LR_LAYER_LAUNCHER);
+		f.terminal_foreign = true;
+		lr_plan_compute(&p, &f, &plan);
+		cr_expect(lr_plan_is_lost(&plan, LR_PROT_TTY_FOREGROUND),
+			  "another terminal kept within reach is not relayed");
+		lr_policy_free(&p);
+	}
+}
