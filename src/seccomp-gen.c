@@ -75,6 +75,29 @@ int main(int argc, char **argv)
 		}
 		fprintf(out, "};\n");
 	}
+	/* the egress helper's */
+	{
+		scmp_filter_ctx ctx = lr_seccomp_build_egress(err, sizeof(err));
+		unsigned char *buf;
+		size_t len;
+
+		if (!ctx || export(ctx, &buf, &len) < 0) {
+			fprintf(stderr, "lr-seccomp-gen: egress: %s\n", ctx ? "export failed" : err);
+			return 1;
+		}
+		seccomp_release(ctx);
+		fprintf(out, "static const struct sock_filter lr_bpf_egress_insns[] = {\n");
+		for (size_t i = 0; i < len / sizeof(struct sock_filter); i++) {
+			struct sock_filter f;
+
+			memcpy(&f, buf + i * sizeof(f), sizeof(f));
+			fprintf(out, "\t{ 0x%04x, %u, %u, 0x%08x },\n", f.code, f.jt, f.jf, f.k);
+		}
+		fprintf(out, "};\nstatic const struct sock_fprog lr_bpf_egress = { %zu, "
+			     "(struct sock_filter *)lr_bpf_egress_insns };\n",
+			len / sizeof(struct sock_filter));
+		free(buf);
+	}
 	fprintf(out, "static const struct sock_fprog lr_bpf[%d] = {\n", LR_SECCOMP_KEYS);
 	for (unsigned k = 0; k < LR_SECCOMP_KEYS; k++)
 		fprintf(out, "\t{ %zu, (struct sock_filter *)lr_bpf_%u },\n",

@@ -31,6 +31,23 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
 	return 0;
 }
 
+const struct sock_fprog *lr_seccomp_prebuilt_egress(void)
+{
+	return &lr_bpf_egress;
+}
+
+int lr_seccomp_load_egress(char *err, size_t errlen)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, lr_seccomp_prebuilt_egress()) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "seccomp: cannot load the egress helper's filter: %s",
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int lr_seccomp_witness_check(void)
 {
 	/* unshare(0) changes nothing, and the filter denies every unshare */

@@ -385,7 +385,45 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 	return true;
 }
 
-scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
+/*
+ * The egress helper's own, besides its plan's: it runs no program and makes
+ * no file.  exec is denied; so is every open that could write or create (the
+ * access mode, or O_CREAT or O_TRUNC, in the flags), and the calls that make
+ * or change names.  openat2 keeps its flags in memory: ENOSYS, and libc uses
+ * openat.
+ */
+static void deny_exec_and_files(struct filter *f)
+{
+	static const char *const eperm[] = {
+		"execve", "execveat", "creat", "mknod", "mknodat", "mkdir", "mkdirat", "link",
+		"linkat", "symlink", "symlinkat", "rename", "renameat", "renameat2", "unlink",
+		"unlinkat", "rmdir", "truncate", "memfd_create", "chmod", "fchmodat", "chown",
+		"fchownat", "lchown",
+	};
+	static const struct {
+		const char *name;
+		unsigned flags_arg;
+	} opens[] = { { "open", 1 }, { "openat", 2 } };
+	static const uint64_t writing[][2] = {
+		{ O_ACCMODE, O_WRONLY }, { O_ACCMODE, O_RDWR }, { O_ACCMODE, O_ACCMODE },
+		{ O_CREAT, O_CREAT }, { O_TRUNC, O_TRUNC },
+	};
+
+	for (size_t i = 0; i < sizeof(eperm) / sizeof(*eperm); i++)
+		deny_if(f, EPERM, eperm[i], 0, NULL);
+	deny_if(f, ENOSYS, "openat2", 0, NULL);
+	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++)
+		for (size_t w = 0; w < sizeof(writing) / sizeof(*writing); w++) {
+			struct scmp_arg_cmp cmp = { .arg = opens[i].flags_arg,
+						    .op = SCMP_CMP_MASKED_EQ,
+						    .datum_a = writing[w][0],
+						    .datum_b = writing[w][1] };
+
+			deny_if(f, EPERM, opens[i].name, 1, &cmp);
+		}
+}
+
+static scmp_filter_ctx build(const struct lr_plan *plan, bool egress, char *err, size_t errlen)
 {
 	struct filter f = { .err = err, .errlen = errlen };
 	int r;
@@ -421,11 +459,31 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_root_metadata(&f);
 	if (plan->deny_terminal)
 		deny_terminal(&f);
+	if (egress)
+		deny_exec_and_files(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;
 	}
 	return f.ctx;
+}
+
+scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
+{
+	return build(plan, false, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
+{
+	struct lr_plan plan;
+
+	/* the kernel surface as for a command; TCP out and UDP for the
+	 * resolver, no listen (its listeners come made); no new process */
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	plan.net = (struct lr_seccomp_net){ .restricted = true, .tcp = true, .udp = true };
+	plan.deny_subprocess = true;
+	return build(&plan, true, err, errlen);
 }
 
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen)

@@ -15,6 +15,11 @@
 /* Build the filter the plan asks for.  Returns the context, or NULL with ERR. */
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen);
 
+/* The egress helper's filter (egress.h): the kernel surface as for a
+ * command, no new process, no exec, no file opened for writing or created,
+ * sockets for TCP and UDP only (no listen: its listeners come made). */
+scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen);
+
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
 
@@ -85,6 +90,11 @@ const struct sock_fprog *lr_seccomp_prebuilt(const struct lr_plan *plan);
 
 /* Load it (no_new_privs must be set).  0, or -errno with ERR. */
 int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errlen);
+
+/* The egress helper's filter, compiled at build time; and loaded (no_new_privs
+ * must be set).  0, or -errno with ERR. */
+const struct sock_fprog *lr_seccomp_prebuilt_egress(void);
+int lr_seccomp_load_egress(char *err, size_t errlen);
 
 /* After loading: 0 if a call the filter must deny is denied, -EPERM if not. */
 int lr_seccomp_witness_check(void);

@@ -40,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1295,4 +1296,87 @@ Test(seccomp_prebuilt, interpreter_controls)
 	d.arch = AUDIT_ARCH_I386;
 	cr_expect_eq(bpf_run(lr_seccomp_prebuilt(&plan), &d), SECCOMP_RET_KILL_PROCESS);
 #endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* The egress helper's filter: no exec, no process, no file made or written */
+
+Test(seccomp_egress, prebuilt_equals_a_fresh_build)
+{
+	char err[256] = "";
+	scmp_filter_ctx ctx = lr_seccomp_build_egress(err, sizeof(err));
+	const struct sock_fprog *pre = lr_seccomp_prebuilt_egress();
+	int fd = memfd_create("bpf", MFD_CLOEXEC);
+	size_t len;
+	char *raw;
+
+	cr_assert_not_null(ctx, "%s", err);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+	raw = slurp(fd, &len);
+	close(fd);
+	seccomp_release(ctx);
+	cr_expect(len == pre->len * sizeof(*pre->filter) && memcmp(raw, pre->filter, len) == 0,
+		  "the prebuilt egress filter differs (%u instructions, fresh %zu)", pre->len,
+		  len / 8);
+	free(raw);
+}
+
+static void *egress_thread(void *arg)
+{
+	return arg;
+}
+
+Test(seccomp_egress, calls)
+{
+	const char *file = "/dev/null";
+	char made[64], err[256] = "";
+	pthread_t t;
+	int fd;
+
+	snprintf(made, sizeof(made), "/tmp/lr-egress-filter.%d", (int)getpid());
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "control: %s opens for writing before the filter", file);
+	close(fd);
+	cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	cr_assert_eq(lr_seccomp_load_egress(err, sizeof(err)), 0, "%s", err);
+
+	/* what it needs */
+	fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+	cr_expect_geq(fd, 0, "open for reading: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_geq(fd, 0, "a TCP socket: %s", strerror(errno));
+	if (fd >= 0) {
+		cr_expect_eq(try(listen(fd, 1)), EPERM, "listen");
+		close(fd);
+	}
+	fd = (int)syscall(SYS_socket, AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	cr_expect_geq(fd, 0, "a UDP socket (the resolver): %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	cr_expect_eq(pthread_create(&t, NULL, egress_thread, NULL), 0, "a thread");
+	pthread_join(t, NULL);
+
+	/* what it must not */
+	cr_expect_eq(try(syscall(SYS_execve, "/bin/true", (char *[]){ "true", NULL },
+				 (char *[]){ NULL })),
+		     EPERM, "execve");
+	cr_expect_eq(try(syscall(SYS_fork)), EPERM, "fork");
+	cr_expect_eq(try(syscall(SYS_openat, AT_FDCWD, file, O_WRONLY)), EPERM, "open for writing");
+	cr_expect_eq(try(syscall(SYS_openat, AT_FDCWD, file, O_RDWR)), EPERM, "open read-write");
+	cr_expect_eq(try(syscall(SYS_openat, AT_FDCWD, file, O_RDONLY | O_TRUNC)), EPERM,
+		     "open with O_TRUNC");
+	cr_expect_eq(try(syscall(SYS_openat, AT_FDCWD, made, O_RDONLY | O_CREAT, 0600)),
+		     EPERM, "open with O_CREAT");
+	cr_expect_eq(try(syscall(SYS_open, file, O_WRONLY)), EPERM, "open(2) for writing");
+	cr_expect_eq(try(syscall(SYS_openat2, AT_FDCWD, file, NULL, 0)), ENOSYS, "openat2");
+	cr_expect_eq(try(syscall(SYS_mkdirat, AT_FDCWD, made, 0700)), EPERM, "mkdir");
+	cr_expect_eq(try(syscall(SYS_unlinkat, AT_FDCWD, made, 0)), EPERM, "unlink");
+	cr_expect_eq(try(syscall(SYS_memfd_create, "x", 0)), EPERM, "memfd_create");
+	cr_expect_eq(try(syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0)), EAFNOSUPPORT,
+		     "socket(AF_UNIX)");
+	cr_expect_eq(try(syscall(SYS_unshare, 0)), EPERM, "unshare");
+	cr_expect_eq(try(syscall(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0)), EPERM, "ptrace");
 }
