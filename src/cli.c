@@ -43,7 +43,14 @@ const char lr_cli_usage[] =
 	"  --env-file FILE            read a dotenv file as a source for --env and --env-prefix\n"
 	"\n"
 	"Network (default: no sockets but AF_UNIX pairs; see the README):\n"
-	"  --connect-tcp PORTS        allow TCP connections to these ports (80,443,8000-8100)\n"
+	"  --allow-domain LIST        reach only these names (api.openai.com, *.example.com,\n"
+	"                             host:8443; port 443 if none), through a proxy landrun\n"
+	"                             runs in the caller's network: the command gets a network\n"
+	"                             namespace of its own and HTTPS_PROXY, HTTP_PROXY,\n"
+	"                             ALL_PROXY; an IP address, or a name resolving to a\n"
+	"                             loopback or private one, only if listed as an address\n"
+	"  --connect-tcp PORTS        allow TCP connections to these ports (80,443,8000-8100);\n"
+	"                             with --allow-domain: the host's 127.0.0.1 on these ports\n"
 	"  --bind-tcp PORTS           allow binding (and listening on) these TCP ports\n"
 	"  --unix PATH                allow connecting to this UNIX socket (Landlock ABI 9+)\n"
 	"  --unrestricted-network     no network restrictions\n"
@@ -169,11 +176,13 @@ static enum lr_opt_result read_file(struct lr_policy *p, int id, const char *arg
 
 static enum lr_opt_result check_conflicts(const struct lr_policy *p, struct lr_opt_error *err)
 {
-	if (p->unrestricted_net && (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths))
+	if (p->unrestricted_net &&
+	    (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths || p->n_allow_domains))
 		return lr_opt_fail(err, "--%s conflicts with --unrestricted-network",
-				   p->n_connect_tcp ? "connect-tcp"
-				   : p->n_bind_tcp  ? "bind-tcp"
-						    : "unix");
+				   p->n_connect_tcp    ? "connect-tcp"
+				   : p->n_bind_tcp     ? "bind-tcp"
+				   : p->n_allow_domains ? "allow-domain"
+							: "unix");
 	if (p->unrestricted_fs) {
 		for (size_t i = 0; i < p->n_grants; i++)
 			if (p->grants[i].access != LR_ACCESS_UNIX)

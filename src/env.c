@@ -159,6 +159,22 @@ const char *lr_env_lookup(char *const *envp, const char *name)
 	return NULL;
 }
 
+int lr_env_set(struct lr_strlist *env, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *s;
+
+	if (asprintf(&s, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, len) == 0 && env->v[i][len] == '=') {
+			free(env->v[i]);
+			env->v[i] = s;
+			return 0;
+		}
+	return lr_strlist_take(env, s);
+}
+
 int lr_env_check_tmpdir(char *const *envp, const char *home, char *err, size_t errlen)
 {
 	const char *tmpdir = lr_env_lookup(envp, "TMPDIR");

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include "config.h"
+#include "landrun/egress.h"
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/json.h"
@@ -96,6 +97,49 @@ static const char *landlock_state(const struct lr_plan *plan, char *buf, size_t 
 	return buf;
 }
 
+static const char *egress_mode_name(enum lr_egress_mode m)
+{
+	return m == LR_EGRESS_NETNS ? "netns" : m == LR_EGRESS_LOOPBACK ? "loopback" : NULL;
+}
+
+/* --allow-domain: which mode runs, and what it lets out. */
+static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
+{
+	const struct lr_policy *p = in->policy;
+	const struct lr_plan *plan = in->plan;
+	uint16_t port = lr_egress_netns_port(p);
+	char buf[300];
+
+	if (plan->egress == LR_EGRESS_OFF)
+		return;
+	fprintf(out, "egress: --allow-domain");
+	for (size_t i = 0; i < p->n_allow_domains; i++)
+		fprintf(out, "%s%s", i ? ", " : " ",
+			lr_egress_dest_text(&p->allow_domains[i], buf, sizeof(buf)));
+	fprintf(out, "\n");
+	if (plan->egress == LR_EGRESS_NETNS) {
+		if (port)
+			fprintf(out, "  mode netns: a network namespace of its own with only lo; the proxy "
+				     "at 127.0.0.1:%u is its only way out", port);
+		else
+			fprintf(out, "  mode netns: a network namespace of its own with only lo; the proxy "
+				     "on a free port of 127.0.0.1 is its only way out");
+		if (p->n_connect_tcp) {
+			fprintf(out, "; the host's 127.0.0.1 on ");
+			print_ports(out, p->connect_tcp, p->n_connect_tcp, false);
+			fprintf(out, " forwarded");
+		}
+		fprintf(out, "\n");
+	} else {
+		fprintf(out, "  mode loopback: NO network namespace (%s): the proxy listens on the "
+			     "host's 127.0.0.1 and TCP connects are allowed to its port only, on ANY "
+			     "address: a server elsewhere on that port is reachable too\n",
+			strerror(plan->netns_errno));
+	}
+	fprintf(out, "  HTTPS_PROXY, HTTP_PROXY, ALL_PROXY (and lower case) point the command at "
+		     "it; NO_PROXY: localhost, 127.0.0.1, ::1\n");
+}
+
 void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
@@ -164,6 +208,7 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	fprintf(out, "; TCP bind: ");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, false);
 	fprintf(out, "\n");
+	explain_egress_text(out, in);
 	fprintf(out, "lifetime: ");
 	if (in->policy->init || in->policy->timeout_ms || in->policy->die_with_parent ||
 	    in->policy->audit_log)
@@ -289,7 +334,30 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
 	fprintf(out, "],\"bind_tcp\":[");
 	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
-	fprintf(out, "]},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
+	fprintf(out, "],\"allow_domain\":[");
+	for (size_t i = 0; i < in->policy->n_allow_domains; i++) {
+		char buf[300];
+
+		fputs(i ? "," : "", out);
+		lr_json_str(out, lr_egress_dest_text(&in->policy->allow_domains[i], buf, sizeof(buf)));
+	}
+	fprintf(out, "],\"egress\":");
+	if (plan->egress == LR_EGRESS_OFF) {
+		fputs("null", out);
+	} else {
+		uint16_t port = lr_egress_netns_port(in->policy);
+
+		fprintf(out, "{\"mode\":");
+		lr_json_str(out, egress_mode_name(plan->egress));
+		if (plan->egress == LR_EGRESS_NETNS && port)
+			fprintf(out, ",\"proxy\":\"127.0.0.1:%u\"", port);
+		else
+			fprintf(out, ",\"proxy\":null");
+		fprintf(out, ",\"netns_errno\":");
+		lr_json_str(out, plan->netns_errno ? strerrorname_np(plan->netns_errno) : NULL);
+		fputc('}', out);
+	}
+	fprintf(out, "},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
 		     "\"die_with_parent\":%s,\"audit_log\":",
 		in->policy->init ? "true" : "false", in->policy->timeout_ms,
 		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");

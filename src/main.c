@@ -21,6 +21,7 @@
 #include "landrun/caps.h"
 #include "landrun/cli.h"
 #include "landrun/dotenv.h"
+#include "landrun/egress.h"
 #include "landrun/elf.h"
 #include "landrun/env.h"
 #include "landrun/exec.h"
@@ -624,6 +625,55 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }
 
+/*
+ * --allow-domain (egress.h): the command's only way out is landrun's proxy.
+ * A child makes a network namespace, and the plan learns whether this
+ * system gives one; the proxy's helper starts here, in the caller's
+ * network; landrun joins the namespace (a witness proves it) and hands the
+ * helper the proxy's socket, opened inside.  Without a namespace,
+ * net.egress-domains is lost: decide() refuses under error; otherwise the
+ * proxy listens on the host's loopback, and the only TCP connect rule
+ * added is its port's.  Before the --explain branch, which shows the mode.
+ */
+static void egress(struct lr_policy *policy, struct lr_features *features, struct lr_plan *plan,
+		   struct lr_strlist *env)
+{
+	struct lr_egress e;
+	char err[512];
+	int r;
+
+	if (plan->egress == LR_EGRESS_OFF)
+		return;
+	lr_egress_init(&e);
+	r = lr_egress_make_netns(&e);
+	if (r < 0)
+		lr_debug("egress: no network namespace: %s: %s", e.netns_step, strerror(-r));
+	features->netns_errno = -r;
+	lr_plan_compute(policy, features, plan);
+	if (policy->explain != LR_EXPLAIN_NONE ||
+	    (lr_plan_count_lost(plan) && policy->on_unsupported == LR_UNSUPPORTED_ERROR)) {
+		lr_egress_drop_netns(&e);
+		if (lr_egress_set_env(env, LR_EGRESS_PORT) < 0)
+			lr_die("out of memory");
+		return;
+	}
+	if (lr_egress_start(&e, policy, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	if (plan->egress == LR_EGRESS_NETNS && (r = lr_egress_enter(&e, err, sizeof(err))) < 0) {
+		lr_warn("witness: %s", err);
+		features->netns_errno = -r;
+		lr_plan_compute(policy, features, plan);
+	}
+	if (lr_egress_listen(&e, policy, plan->egress == LR_EGRESS_NETNS, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	plan->egress_port = e.proxy_port;
+	if (lr_egress_set_env(env, e.proxy_port) < 0)
+		lr_die("out of memory");
+	lr_info("egress: the proxy on 127.0.0.1:%u, %s", e.proxy_port,
+		plan->egress == LR_EGRESS_NETNS ? "in a network namespace of the command's own"
+						: "on the host's loopback (no network namespace)");
+}
+
 /* With 0, 1 or 2 closed, the next open would take its place and survive
  * into the sandbox as the command's stdin, stdout or stderr. */
 static void ensure_std_fds(void)
@@ -653,6 +703,8 @@ int main(int argc, char **argv)
 	char err[512];
 	char *command;
 
+	if (lr_egress_is_helper(argv[0]))
+		return lr_egress_helper_main();
 	ensure_std_fds();
 	lr_policy_init(&policy);
 	parse_args(argc, argv, &policy);
@@ -688,6 +740,7 @@ int main(int argc, char **argv)
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	keep_out(&policy, &rules, &holes);
+	egress(&policy, &features, &plan, &child_env);
 
 	if (policy.explain != LR_EXPLAIN_NONE) {
 		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command };

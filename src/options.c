@@ -6,12 +6,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "landrun/egress.h"
 #include "landrun/options.h"
 
 #define LIST_OF_PATHS (LR_OPTF_LIST | LR_OPTF_PATH)
 
 const struct lr_option lr_options[] = {
 	{ "add-exec", LR_OPT_ADD_EXEC, LR_ARG_NONE, 0 },
+	{ "allow-domain", LR_OPT_ALLOW_DOMAIN, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "allow-protected", LR_OPT_ALLOW_PROTECTED, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "audit-log", LR_OPT_AUDIT_LOG, LR_ARG_REQUIRED, LR_OPTF_PATH },
@@ -344,6 +346,22 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 	case LR_OPT_BIND_TCP:
 		r = lr_option_parse_ports(arg, &p->bind_tcp, &p->n_bind_tcp);
 		break;
+	case LR_OPT_ALLOW_DOMAIN: {
+		struct lr_dest d, *slot;
+
+		r = lr_egress_parse_dest(arg, &d);
+		if (r == -EINVAL)
+			return lr_opt_fail(err, "--allow-domain: '%s' is not a host name, *.domain or IP "
+						"address with an optional :PORT", arg);
+		if (r == 0 && !(slot = lr_array_push(&p->allow_domains, &p->n_allow_domains,
+						      sizeof(*slot)))) {
+			lr_egress_dest_free(&d);
+			r = -ENOMEM;
+		} else if (r == 0) {
+			*slot = d;
+		}
+		break;
+	}
 	case LR_OPT_UNIX:
 		r = add_grant(p, arg, LR_ACCESS_UNIX, "--unix");
 		if (r == 0)

@@ -54,9 +54,9 @@ static const struct {
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
 		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_NET_TCP] = { { "net.tcp",
-		"TCP connects and binds only to the --connect-tcp/--bind-tcp ports; listen only "
-		"with --bind-tcp (but where UNIX sockets are allowed, whose servers need "
-		"listen, also on an ephemeral port)",
+		"TCP connects and binds only to the --connect-tcp/--bind-tcp ports (and the proxy's "
+		"with --allow-domain); listen only with --bind-tcp (but where UNIX sockets are "
+		"allowed, whose servers need listen, also on an ephemeral port)",
 		"Landlock ABI 4 (Linux 6.7+)" } },
 	[LR_PROT_NET_UDP] = { { "net.udp",
 		"no UDP: binding, connecting and sending are denied",
@@ -66,6 +66,12 @@ static const struct {
 		"denied outside the read-write grants and --unix paths",
 		"Landlock ABI 9 to confine --unix to its paths (below it, seccomp can only deny "
 		"every UNIX socket)" } },
+	[LR_PROT_NET_EGRESS] = { { "net.egress-domains",
+		"the network is reached only through landrun's proxy, which connects only to the "
+		"--allow-domain names (resolved outside) and ports: no other address, no DNS, no "
+		"loopback but the --connect-tcp ports",
+		"a network namespace: unprivileged user namespaces (user.max_user_namespaces > 0; "
+		"on Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0) or CAP_SYS_ADMIN" } },
 	[LR_PROT_SCOPE_ABSTRACT_UNIX] = { { "scope.abstract-unix",
 		"connecting to abstract UNIX sockets outside the sandbox is denied",
 		"Landlock ABI 6 (Linux 6.12+)" } },
@@ -117,6 +123,8 @@ const char *lr_layer_name(enum lr_layer layer)
 		return "seccomp";
 	case LR_LAYER_LAUNCHER:
 		return "landrun";
+	case LR_LAYER_NETNS:
+		return "netns";
 	case LR_LAYER_NONE:
 		break;
 	}
@@ -142,7 +150,9 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	uint64_t net_known = lr_landlock_net_rights(plan->abi);
 	uint64_t scopes_known = lr_landlock_scopes(plan->abi);
 	bool restricted = !policy->unrestricted_net;
-	bool tcp = policy->n_connect_tcp || policy->n_bind_tcp;
+	bool egress = restricted && policy->n_allow_domains;
+	/* the proxy is reached over TCP, on a port of its own */
+	bool tcp = policy->n_connect_tcp || policy->n_bind_tcp || egress;
 	bool ll_tcp = (net_known & LANDLOCK_ACCESS_NET_CONNECT_TCP) != 0;
 	bool ll_udp = (net_known & LANDLOCK_ACCESS_NET_BIND_UDP) != 0;
 	bool ll_unix = (lr_landlock_fs_rights(plan->abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) != 0;
@@ -155,6 +165,16 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	net->restricted = restricted;
 
 	set_row(plan, LR_PROT_NET_SOCKETS, restricted, seccomp);
+
+	/* --allow-domain: a network namespace, or the proxy on the host's
+	 * loopback with its port the only connect rule (which any address on
+	 * that port matches too) */
+	plan->egress = !egress ? LR_EGRESS_OFF
+		       : features->netns_errno ? LR_EGRESS_LOOPBACK
+					       : LR_EGRESS_NETNS;
+	plan->netns_errno = egress ? features->netns_errno : 0;
+	set_row(plan, LR_PROT_NET_EGRESS, egress,
+		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS : LR_LAYER_NONE);
 
 	/* TCP: none at all without port flags; with them, Landlock picks the ports */
 	net->tcp = !restricted || tcp;

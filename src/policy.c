@@ -46,6 +46,9 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->connect_tcp);
 	free(p->bind_tcp);
 	free(p->audit_log);
+	for (size_t i = 0; i < p->n_allow_domains; i++)
+		free(p->allow_domains[i].host);
+	free(p->allow_domains);
 	lr_policy_init(p);
 }
 

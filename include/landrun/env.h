@@ -21,6 +21,10 @@ int lr_env_build(const struct lr_policy *policy, char *const *caller, const stru
  */
 int lr_env_check_tmpdir(char *const *envp, const char *home, char *err, size_t errlen);
 
+/* Set NAME to VALUE in ENV ("NAME=VALUE" strings): an entry for NAME is
+ * replaced, else one added.  0 or -ENOMEM. */
+int lr_env_set(struct lr_strlist *env, const char *name, const char *value);
+
 /* The value of NAME in a NULL-terminated environ, or NULL. */
 const char *lr_env_lookup(char *const *envp, const char *name);
 

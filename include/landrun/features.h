@@ -29,6 +29,8 @@ struct lr_features {
 	bool terminal;		/* a terminal within the command's reach (below) */
 	bool terminal_foreign;	/* one that is not landrun's controlling terminal */
 	bool terminal_relayed;	/* the controlling terminal is a pty the supervisor relays */
+	int netns_errno;	/* why no network namespace could be made (egress.h), 0 if it
+				 * could or nobody asked */
 };
 
 /* Ask the kernel (and the process).  Never fails: an unavailable Landlock is

@@ -17,6 +17,7 @@
 /* Long-only options, alphabetical (they start above any short option). */
 enum lr_opt_id {
 	LR_OPT_ADD_EXEC = 0x100,
+	LR_OPT_ALLOW_DOMAIN,
 	LR_OPT_ALLOW_DOTENV,
 	LR_OPT_ALLOW_PROTECTED,
 	LR_OPT_AUDIT_LOG,

@@ -27,6 +27,7 @@ enum lr_prot {
 	LR_PROT_NET_TCP,
 	LR_PROT_NET_UDP,
 	LR_PROT_NET_UNIX,
+	LR_PROT_NET_EGRESS,
 	LR_PROT_SCOPE_ABSTRACT_UNIX,
 	LR_PROT_SCOPE_SIGNAL,
 	LR_PROT_KERNEL_SURFACE,
@@ -47,6 +48,15 @@ enum lr_layer {
 	LR_LAYER_LANDLOCK,
 	LR_LAYER_SECCOMP,
 	LR_LAYER_LAUNCHER,	/* landrun itself, before exec (prctl, libcap-ng, execve) */
+	LR_LAYER_NETNS,		/* a network namespace whose only way out is landrun's proxy */
+};
+
+/* How the command reaches the --allow-domain destinations. */
+enum lr_egress_mode {
+	LR_EGRESS_OFF,		/* no --allow-domain */
+	LR_EGRESS_NETNS,	/* the proxy, in a network namespace with only lo */
+	LR_EGRESS_LOOPBACK,	/* the proxy on the host's 127.0.0.1, and a Landlock connect
+				 * rule for its port (on any address: net.egress-domains lost) */
 };
 
 struct lr_prot_info {
@@ -72,6 +82,10 @@ struct lr_plan {
 	uint64_t handled_net;
 	uint64_t scoped;
 	uint32_t restrict_flags;
+	uint16_t egress_port;	/* a TCP connect rule for the proxy's port, once it listens */
+
+	enum lr_egress_mode egress;
+	int netns_errno;	/* LR_EGRESS_LOOPBACK: why there is no namespace */
 
 	/* What the seccomp backend is to do (seccomp false: no filter). */
 	bool seccomp;

@@ -95,6 +95,21 @@ struct lr_port_range {
 	uint16_t first, last;
 };
 
+/* An --allow-domain destination (egress.h parses and matches them). */
+enum lr_dest_kind {
+	LR_DEST_NAME,		/* exactly this host name */
+	LR_DEST_SUFFIX,		/* *.example.com: any name below it, not itself */
+	LR_DEST_ADDR,		/* this IP address (a special one too) */
+};
+
+struct lr_dest {
+	enum lr_dest_kind kind;
+	char *host;		/* lower case: the name, the suffix with its dot (".example.com"),
+				 * or the address as text */
+	uint8_t addr[16];	/* LR_DEST_ADDR: IPv6, or IPv4 as ::ffff:a.b.c.d */
+	uint16_t port;
+};
+
 struct lr_policy {
 	struct lr_grant *grants;
 	size_t n_grants;
@@ -121,6 +136,8 @@ struct lr_policy {
 	struct lr_port_range *bind_tcp;
 	size_t n_bind_tcp;
 	size_t n_unix_paths;	/* grants with LR_ACCESS_UNIX (--unix) */
+	struct lr_dest *allow_domains;	/* --allow-domain: the proxy's destinations */
+	size_t n_allow_domains;
 
 	enum lr_on_unsupported on_unsupported;
 	bool on_unsupported_set;	/* given on the command line */

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Egress by domain (--allow-domain): the command's only way out is an HTTP
+ * proxy that lets the allowed names through and nothing else.
+ *
+ *   landrun                                 helper ("landrun-egress")
+ *   lr_egress_make_netns: a child makes a
+ *     network namespace (and a user
+ *     namespace when it must), lo up
+ *   lr_egress_start ---- fork, fork, exec --> in the caller's network; gets
+ *                        the allowed names     the names, opens a witness
+ *                                              listener on 127.0.0.1, confines
+ *                                              itself (Landlock, seccomp)
+ *   lr_egress_enter: joins the namespace;
+ *     the witness is reachable before, not
+ *     after
+ *   lr_egress_listen: 127.0.0.1:3128 (and
+ *     the forwarded ports) opened inside,
+ *     handed over ------- SCM_RIGHTS -------> accepts inside, decides, resolves
+ *   confine, execve                            and connects outside, splices;
+ *                                              ends with the command (pidfd)
+ *
+ * The helper is a new image of landrun's own executable, started with an
+ * empty environment and three descriptors: it holds no secret of the run.
+ * This module reports what it could do; main.c and the plan decide.
+ */
+#ifndef LANDRUN_EGRESS_H
+#define LANDRUN_EGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "landrun/policy.h"
+#include "landrun/util.h"
+
+/* The proxy's port inside a network namespace of the command's own (unless a
+ * forwarded port takes it: then any free one). */
+#define LR_EGRESS_PORT 3128
+/* At most this many --connect-tcp ports are forwarded into the namespace. */
+#define LR_EGRESS_MAX_FORWARDS 256
+
+/* ---------------------------------------------------------------- the rules
+ * Pure functions (egress-rules.c), shared by the option parser, --explain
+ * and the helper. */
+
+/* One --allow-domain item, "NAME[:PORT]", "*.SUFFIX[:PORT]", "ADDRESS[:PORT]"
+ * or "[IPV6][:PORT]" (port 443 when not given), into *D (d->host malloc'd).
+ * 0, -EINVAL or -ENOMEM. */
+int lr_egress_parse_dest(const char *item, struct lr_dest *d);
+void lr_egress_dest_free(struct lr_dest *d);
+
+/* "NAME:PORT", "*.SUFFIX:PORT", "ADDRESS:PORT" or "[IPV6]:PORT" into BUF. */
+const char *lr_egress_dest_text(const struct lr_dest *d, char *buf, size_t len);
+
+/*
+ * A request's host: lower case, without a trailing dot, and whether it is
+ * an IP address in any form the resolver would take (inet_aton's "127.1" and
+ * "0x7f.1" too), then in ADDR (IPv6, IPv4 as ::ffff:a.b.c.d).  0, or -EINVAL
+ * for a host that is neither a valid name nor an address.
+ */
+int lr_egress_norm_host(const char *host, char *out, size_t len, bool *is_addr, uint8_t addr[16]);
+
+/* Is the (normalised) NAME, port PORT, allowed by a name or *.suffix item? */
+bool lr_egress_name_allowed(const struct lr_dest *d, size_t n, const char *name, uint16_t port);
+/* Is ADDR (16 bytes, IPv4 mapped), port PORT, allowed by an address item? */
+bool lr_egress_addr_allowed(const struct lr_dest *d, size_t n, const uint8_t addr[16],
+			    uint16_t port);
+
+/*
+ * What kind of special address ADDR is (IPv4 mapped, and the IPv4 inside
+ * NAT64, 6to4 and IPv4-compatible forms): "loopback", "private",
+ * "link-local", "unique-local", "unspecified", "multicast" or "reserved"
+ * (documentation, benchmarking, carrier-grade NAT, ...); NULL for an
+ * ordinary global address.
+ */
+const char *lr_egress_addr_class(const uint8_t addr[16]);
+
+/* ADDR (16 bytes) from/to a sockaddr; 0, or -EAFNOSUPPORT. */
+int lr_egress_addr_from(const struct sockaddr *sa, uint8_t addr[16]);
+/* ADDR as text ("1.2.3.4", "2001:db8::1") into BUF. */
+const char *lr_egress_addr_text(const uint8_t addr[16], char *buf, size_t len);
+
+/* The proxy's port in a namespace for POLICY: LR_EGRESS_PORT, or 0 (a free
+ * one) when a forwarded --connect-tcp port is that one. */
+uint16_t lr_egress_netns_port(const struct lr_policy *policy);
+
+/* Every --connect-tcp port, counted (ranges expanded). */
+size_t lr_egress_count_ports(const struct lr_policy *policy);
+
+/* An HTTP request's head, as the proxy reads it. */
+enum lr_http_kind {
+	LR_HTTP_CONNECT,	/* CONNECT host:port */
+	LR_HTTP_ABSOLUTE,	/* METHOD http://host[:port]/path */
+};
+
+struct lr_http_request {
+	enum lr_http_kind kind;
+	char method[16];
+	char host[256];		/* as written (brackets of an IPv6 literal removed) */
+	uint16_t port;
+	const char *target;	/* ABSOLUTE: the path and query in the head, "/..." or "" */
+	size_t target_len;
+	size_t head_len;	/* up to and with the blank line */
+};
+
+/*
+ * Parse the head of a request in BUF (LEN bytes, the blank line included).
+ * 0; or -EINVAL with a reason in WHY (for the 400 answer); -ENOTSUP for a
+ * request that is neither CONNECT nor an absolute http:// URI.
+ */
+int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, const char **why);
+
+/*
+ * The head to send upstream for an ABSOLUTE request: the request line in
+ * origin form, Host set to the target (a proxy must replace it), the proxy's
+ * own headers and Connection dropped, "Connection: close" added.  Into OUT.
+ * 0 or -ENOMEM.
+ */
+int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
+			  struct lr_buf *out);
+
+/* ---------------------------------------------------------------- landrun's side */
+
+struct lr_egress {
+	char netns_step[64];	/* the step that failed, when there is no namespace */
+	pid_t maker;		/* the child that holds the namespace, or 0 */
+	int maker_sock;		/* our end of the socket to it, or -1 */
+	int ns_flags;		/* CLONE_NEWNET, with CLONE_NEWUSER when it needed one */
+	int ctl;		/* our end of the socket to the helper, or -1 */
+	uint16_t witness_port;	/* the helper's listener on the caller's 127.0.0.1 */
+	uint16_t proxy_port;	/* where the command finds the proxy (127.0.0.1) */
+};
+
+void lr_egress_init(struct lr_egress *e);
+
+/*
+ * A child makes a network namespace with lo up (and first a user namespace
+ * mapping the caller's own uid and gid, when it lacks CAP_SYS_ADMIN), then
+ * waits for landrun to join it or to let it go.  Nothing changes for landrun
+ * itself.  0, or -errno (and the step that failed in e->netns_step): why
+ * this system gives no network namespace (user.max_user_namespaces=0,
+ * AppArmor's restriction of unprivileged user namespaces, a container's
+ * seccomp profile...).
+ */
+int lr_egress_make_netns(struct lr_egress *e);
+
+/* Let the namespace go (--explain, or no use for it). */
+void lr_egress_drop_netns(struct lr_egress *e);
+
+/*
+ * Start the helper, here (in the caller's network), with POLICY's
+ * destinations and log level, and wait for its witness listener.  0, or
+ * -errno with ERR.
+ */
+int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy, char *err, size_t errlen);
+
+/*
+ * Join the namespace lr_egress_make_netns made, and prove it: the helper's
+ * witness listener must be reachable before and unreachable after, and the
+ * helper must have seen exactly the first connection.  0; -EPERM (the
+ * witness failed) or other -errno, with ERR.  On failure landrun is still
+ * in the caller's network namespace.
+ */
+int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen);
+
+/*
+ * Open the proxy's listening socket on 127.0.0.1 here (LR_EGRESS_PORT in a
+ * namespace, a free port otherwise) and, in a namespace, one for each
+ * --connect-tcp port; hand them to the helper and wait until it serves
+ * them.  Sets e->proxy_port.  0, or -errno with ERR.
+ */
+int lr_egress_listen(struct lr_egress *e, const struct lr_policy *policy, bool netns, char *err,
+		     size_t errlen);
+
+/* The variables that point the command at a proxy on 127.0.0.1:PORT
+ * (HTTPS_PROXY, https_proxy, ... NO_PROXY), set in ENV.  0 or -ENOMEM. */
+int lr_egress_set_env(struct lr_strlist *env, uint16_t port);
+
+/* ---------------------------------------------------------------- the helper */
+
+/* The control socket between landrun and the helper (SOCK_SEQPACKET): one
+ * text message, with one descriptor or -1.  0, or -errno. */
+int lr_egress_send(int sock, const char *msg, int fd);
+/* One message into BUF (NUL-terminated), its descriptor (or -1) in *FD if
+ * FD (else closed).  The length, or -errno (-ECONNRESET: the other side
+ * closed). */
+int lr_egress_recv(int sock, char *buf, size_t len, int *fd);
+
+/* Is this process the helper?  (argv[0] is "landrun-egress".) */
+bool lr_egress_is_helper(const char *argv0);
+
+/* The helper's main (egress-proxy.c); returns the exit status. */
+int lr_egress_helper_main(void);
+
+#endif /* LANDRUN_EGRESS_H */

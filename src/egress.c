@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --allow-domain, landrun's side: the network namespace, the helper's start,
+ * the witness, the proxy's listening sockets.  See egress.h for the order of
+ * events; the helper itself is egress-proxy.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landrun/egress.h"
+#include "landrun/env.h"
+#include "landrun/log.h"
+
+#define HELPER_NAME "landrun-egress"
+#define CTL_TIMEOUT_S 10
+#define MSG_MAX 1024
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+void lr_egress_init(struct lr_egress *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->maker_sock = e->ctl = -1;
+}
+
+/* ---------------------------------------------------------------- control messages */
+
+int lr_egress_send(int sock, const char *msg, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = strlen(msg) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : 0;
+}
+
+int lr_egress_recv(int sock, char *buf, size_t len, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	int got = -1;
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&got, CMSG_DATA(c), sizeof(int));
+	if (n == 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (got >= 0)
+			close(got);
+		return n == 0 ? -ECONNRESET : -EMSGSIZE;
+	}
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* ---------------------------------------------------------------- the namespace */
+
+/* What the child that made the namespace tells landrun. */
+struct made {
+	int err;		/* 0 or -errno */
+	int flags;
+	char step[64];
+};
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	e = errno;
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -e : -EIO;
+}
+
+static int step_failed(struct made *m, const char *step, int err)
+{
+	snprintf(m->step, sizeof(m->step), "%s", step);
+	m->err = err;
+	return err;
+}
+
+/* In the child: the namespaces, lo up. */
+static int make_ns(struct made *m, uid_t uid, gid_t gid)
+{
+	struct ifreq ifr = { 0 };
+	char map[64];
+	int fd, r;
+
+	m->flags = CLONE_NEWNET;
+	if (unshare(CLONE_NEWNET) < 0) {
+		if (errno != EPERM)
+			return step_failed(m, "unshare(CLONE_NEWNET)", -errno);
+		/* no CAP_SYS_ADMIN: a user namespace of its own first, where the
+		 * caller is itself (not root) */
+		m->flags |= CLONE_NEWUSER;
+		if (unshare(CLONE_NEWUSER) < 0)
+			return step_failed(m, "unshare(CLONE_NEWUSER)", -errno);
+		r = write_file("/proc/self/setgroups", "deny");
+		if (r < 0 && r != -ENOENT)
+			return step_failed(m, "/proc/self/setgroups", r);
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		if ((r = write_file("/proc/self/uid_map", map)) < 0)
+			return step_failed(m, "/proc/self/uid_map", r);
+		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+		if ((r = write_file("/proc/self/gid_map", map)) < 0)
+			return step_failed(m, "/proc/self/gid_map", r);
+		if (unshare(CLONE_NEWNET) < 0)
+			return step_failed(m, "unshare(CLONE_NEWNET)", -errno);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return step_failed(m, "a socket in the namespace", -errno);
+	strcpy(ifr.ifr_name, "lo");
+	r = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (r == 0)
+		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r < 0 ? step_failed(m, "bringing up lo", r) : 0;
+}
+
+int lr_egress_make_netns(struct lr_egress *e)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	struct made m = { 0 };
+	int sp[2], st;
+	pid_t pid;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		snprintf(e->netns_step, sizeof(e->netns_step), "socketpair");
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(sp[0]);
+		close(sp[1]);
+		snprintf(e->netns_step, sizeof(e->netns_step), "fork");
+		return err;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(sp[0]);
+		make_ns(&m, uid, gid);
+		if (write(sp[1], &m, sizeof(m)) == sizeof(m) && m.err == 0)
+			/* hold the namespace until landrun joined it or let it go */
+			while (read(sp[1], &c, 1) < 0 && errno == EINTR)
+				;
+		_exit(0);
+	}
+	close(sp[1]);
+	do
+		n = read(sp[0], &m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(m) || m.err < 0) {
+		close(sp[0]);
+		waitpid(pid, &st, 0);
+		snprintf(e->netns_step, sizeof(e->netns_step), "%s",
+			 n == sizeof(m) ? m.step : "the child making it");
+		return n == sizeof(m) ? m.err : -EIO;
+	}
+	e->maker = pid;
+	e->maker_sock = sp[0];
+	e->ns_flags = m.flags;
+	return 0;
+}
+
+void lr_egress_drop_netns(struct lr_egress *e)
+{
+	int st;
+
+	if (e->maker_sock >= 0)
+		close(e->maker_sock);
+	if (e->maker > 0)
+		waitpid(e->maker, &st, 0);
+	e->maker_sock = -1;
+	e->maker = 0;
+}
+
+/* ---------------------------------------------------------------- the helper */
+
+static int move_above(int fd, int floor)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, floor);
+}
+
+/*
+ * The grandchild: a session of its own (the terminal's ^C is for the
+ * command), no signal blocked, /dev/null for input and output, stderr for
+ * its log, fd 3 the control socket, fd 4 the pidfd; then a new image of
+ * this executable with an empty environment, so that nothing of landrun's
+ * memory (the --env-file, the caller's environment) comes along.
+ */
+static void exec_helper(int ctl, int pidfd)
+{
+	static char *const argv[] = { HELPER_NAME, NULL };
+	static char *const envp[] = { NULL };
+	sigset_t none;
+	int null, c, p;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	c = move_above(ctl, 10);
+	p = move_above(pidfd, 10);
+	if (null < 0 || c < 0 || p < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(c, 3) < 0 || dup2(p, 4) < 0)
+		_exit(127);
+	syscall(SYS_close_range, 5, ~0U, 0);
+	execve("/proc/self/exe", argv, envp);
+	_exit(127);
+}
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "--allow-domain: %s: %s", what, strerror(-r));
+	return r;
+}
+
+/* A reply from the helper: "WORD ..." as expected, or its "error ...". */
+static int expect(struct lr_egress *e, const char *word, char *buf, size_t len, char *err,
+		  size_t errlen)
+{
+	size_t wl = strlen(word);
+	int r = lr_egress_recv(e->ctl, buf, len, NULL);
+
+	if (r == -ECONNRESET || r == -ETIMEDOUT)
+		return fail(err, errlen, r, "the egress helper did not answer (%s)", word);
+	if (r < 0)
+		return fail(err, errlen, r, "reading from the egress helper (%s)", word);
+	if (strncmp(buf, "error ", 6) == 0) {
+		snprintf(err, errlen, "--allow-domain: the egress helper: %s", buf + 6);
+		return -EIO;
+	}
+	if (strncmp(buf, word, wl) != 0 || (buf[wl] != ' ' && buf[wl] != '\0')) {
+		snprintf(err, errlen, "--allow-domain: the egress helper said '%.64s', not %s", buf,
+			 word);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int send_config(struct lr_egress *e, const struct lr_policy *policy)
+{
+	char msg[MSG_MAX];
+	int r;
+
+	snprintf(msg, sizeof(msg), "log %d", (int)policy->log_level);
+	r = lr_egress_send(e->ctl, msg, -1);
+	for (size_t i = 0; r == 0 && i < policy->n_allow_domains; i++) {
+		const struct lr_dest *d = &policy->allow_domains[i];
+
+		snprintf(msg, sizeof(msg), "allow %d %u %s", (int)d->kind, d->port, d->host);
+		r = lr_egress_send(e->ctl, msg, -1);
+	}
+	return r ?: lr_egress_send(e->ctl, "end", -1);
+}
+
+int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy, char *err, size_t errlen)
+{
+	struct timeval tmo = { .tv_sec = CTL_TIMEOUT_S };
+	char buf[MSG_MAX];
+	int sp[2], pidfd, st, r;
+	pid_t pid;
+
+	/* the helper ends when this process (the command, after execve) does */
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return fail(err, errlen, -errno, "%s", "pidfd_open (Linux 5.3)");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		r = -errno;
+		close(pidfd);
+		return fail(err, errlen, r, "%s", "socketpair");
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* twice: the helper is not the command's child, so that a command
+		 * waiting for all its children does not wait for it */
+		pid_t helper = fork();
+
+		if (helper == 0)
+			exec_helper(sp[1], pidfd);
+		_exit(helper < 0 ? 1 : 0);
+	}
+	r = pid < 0 ? -errno : 0;
+	close(sp[1]);
+	close(pidfd);
+	if (r == 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		r = -ECHILD;
+	if (r < 0) {
+		close(sp[0]);
+		return fail(err, errlen, r, "%s", "cannot start the egress helper");
+	}
+	e->ctl = sp[0];
+	if (setsockopt(e->ctl, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0)
+		return fail(err, errlen, -errno, "%s", "SO_RCVTIMEO");
+	r = send_config(e, policy);
+	if (r < 0)
+		return fail(err, errlen, r, "%s", "writing to the egress helper");
+	r = expect(e, "witness", buf, sizeof(buf), err, errlen);
+	if (r < 0)
+		return r;
+	e->witness_port = (uint16_t)strtoul(buf + 8, NULL, 10);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the witness */
+
+/* Connect to 127.0.0.1:PORT here: 0, or -errno. */
+static int try_loopback(uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen)
+{
+	char buf[MSG_MAX];
+	int pidfd, r;
+
+	/* the control: the witness is reachable from the caller's network */
+	r = try_loopback(e->witness_port);
+	if (r < 0) {
+		lr_egress_drop_netns(e);
+		snprintf(err, errlen, "the egress helper's listener on 127.0.0.1:%u is not "
+			 "reachable from outside: %s", e->witness_port, strerror(-r));
+		return -EIO;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, e->maker, 0);
+	r = pidfd < 0 ? -errno : setns(pidfd, e->ns_flags) < 0 ? -errno : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	lr_egress_drop_netns(e);
+	if (r < 0) {
+		snprintf(err, errlen, "setns into the network namespace: %s", strerror(-r));
+		return r;
+	}
+	r = try_loopback(e->witness_port);
+	if (r == 0) {
+		snprintf(err, errlen, "the egress helper's listener on 127.0.0.1:%u is reachable "
+			 "from inside the network namespace", e->witness_port);
+		return -EPERM;
+	}
+	r = lr_egress_send(e->ctl, "witness-check", -1);
+	if (r < 0)
+		return fail(err, errlen, r, "%s", "writing to the egress helper");
+	r = expect(e, "witness", buf, sizeof(buf), err, errlen);
+	if (r < 0)
+		return r;
+	if (strcmp(buf, "witness 1") != 0) {
+		snprintf(err, errlen, "the egress helper's listener counted %s connections, not the "
+			 "one made from outside", buf + 8);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- listening */
+
+static int listen_on(uint16_t port, int *fd, uint16_t *bound)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int r = 0;
+
+	*fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0)
+		return -errno;
+	if (bind(*fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(*fd, SOMAXCONN) < 0 ||
+	    getsockname(*fd, (struct sockaddr *)&sin, &len) < 0)
+		r = -errno;
+	if (r < 0) {
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
+	*bound = ntohs(sin.sin_port);
+	return 0;
+}
+
+/* Listen on PORT and hand the socket to the helper with MSG. */
+static int hand_over(struct lr_egress *e, const char *msg, uint16_t port, uint16_t *bound)
+{
+	int fd, r = listen_on(port, &fd, bound);
+
+	if (r < 0)
+		return r;
+	r = lr_egress_send(e->ctl, msg, fd);
+	close(fd);
+	return r;
+}
+
+int lr_egress_listen(struct lr_egress *e, const struct lr_policy *policy, bool netns, char *err,
+		     size_t errlen)
+{
+	uint16_t port = netns ? lr_egress_netns_port(policy) : 0, bound;
+	char buf[MSG_MAX];
+	int r;
+
+	if (netns && lr_egress_count_ports(policy) > LR_EGRESS_MAX_FORWARDS) {
+		snprintf(err, errlen, "--connect-tcp with --allow-domain: %zu ports to forward from "
+			 "the host's loopback, more than %d", lr_egress_count_ports(policy),
+			 LR_EGRESS_MAX_FORWARDS);
+		return -E2BIG;
+	}
+	/* in the namespace, the --connect-tcp ports are the host's loopback's */
+	for (size_t i = 0; netns && i < policy->n_connect_tcp; i++) {
+		for (unsigned p = policy->connect_tcp[i].first; p <= policy->connect_tcp[i].last;
+		     p++) {
+			char msg[32];
+
+			snprintf(msg, sizeof(msg), "forward %u", p);
+			r = hand_over(e, msg, (uint16_t)p, &bound);
+			if (r < 0) {
+				snprintf(err, errlen, "--connect-tcp %u: cannot listen on 127.0.0.1:%u "
+					 "in the network namespace: %s", p, p, strerror(-r));
+				return r;
+			}
+		}
+	}
+	r = hand_over(e, "proxy", port, &e->proxy_port);
+	if (r < 0) {
+		snprintf(err, errlen, "--allow-domain: cannot listen on 127.0.0.1:%u for the proxy: %s",
+			 port, strerror(-r));
+		return r;
+	}
+	r = lr_egress_send(e->ctl, "go", -1);
+	if (r < 0)
+		return fail(err, errlen, r, "%s", "writing to the egress helper");
+	r = expect(e, "ready", buf, sizeof(buf), err, errlen);
+	close(e->ctl);
+	e->ctl = -1;
+	return r;
+}
+
+int lr_egress_set_env(struct lr_strlist *env, uint16_t port)
+{
+	static const char *const proxies[] = {
+		"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
+	};
+	char url[64];
+	int r = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
+	for (size_t i = 0; r == 0 && i < sizeof(proxies) / sizeof(*proxies); i++)
+		r = lr_env_set(env, proxies[i], url);
+	/* the forwarded --connect-tcp ports are reached directly */
+	r = r ?: lr_env_set(env, "NO_PROXY", "localhost,127.0.0.1,::1");
+	r = r ?: lr_env_set(env, "no_proxy", "localhost,127.0.0.1,::1");
+	/* Node.js (22.21, 24.5 and later) honours the variables only when told */
+	r = r ?: lr_env_set(env, "NODE_USE_ENV_PROXY", "1");
+	return r;
+}
