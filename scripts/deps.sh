@@ -7,11 +7,12 @@ LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-de
 	     libcriterion-dev libinih-dev util-linux
 	     python3-venv)	# python3 -m venv (ensurepip), which has no command of its own
 # The everyday tools of the smoke tests (smoke.sh, everyday.sh), privs.sh's
-# setfacl and the terminal of tty.sh and everyday.sh: COMMAND:PACKAGE,
+# setfacl, the terminal of tty.sh and everyday.sh, egress.sh's curl, ip and
+# openssl: COMMAND:PACKAGE,
 # installed only when the command is missing (a machine may have Node from
 # elsewhere, npm included).
 LR_TOOLS=(git:git python3:python3 node:nodejs npm:npm make:make less:less vim:vim setfacl:acl
-	  tmux:tmux)
+	  tmux:tmux curl:curl ip:iproute2 openssl:openssl)
 # Only for scripts/fuzz.sh: clang, with libFuzzer and the sanitizer runtimes.
 LR_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 

@@ -28,6 +28,10 @@
 # an empty environment but for PATH=/usr/bin:/bin.  $TMP is removed when
 # the body is done, and the script exits with the body's status.
 #
+# E2E_LINK="NAME=PATH ..." adds optional files: each PATH that exists is
+# hard-linked (or copied) into $TMP/bin as NAME, for a body that cannot
+# reach PATH itself (as nobody).
+#
 # Called again in the body (ARG... starting with --body), it sets TMP, AS
 # and BIN=$TMP/bin and returns.
 e2e_start() {
@@ -63,6 +67,12 @@ e2e_start() {
 	for n in "${names[@]}"; do
 		i=$((i + 1))
 		cp "${!i}" "$TMP/bin/$n" || exit 1
+	done
+	for n in ${E2E_LINK:-}; do
+		if [ -f "${n#*=}" ]; then
+			ln "${n#*=}" "$TMP/bin/${n%%=*}" 2>/dev/null || cp "${n#*=}" "$TMP/bin/${n%%=*}" ||
+				exit 1
+		fi
 	done
 	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
 	chmod 755 "$TMP/bin"/* || exit 1

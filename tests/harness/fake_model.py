@@ -8,7 +8,7 @@ completions and Responses APIs, Anthropic's Messages API.
     fake_model.py tool-result LOG CALL_ID     print what the harness answered
     fake_model.py tool-results LOG DIR        each answer into DIR/<call id>
 
-Listens on 127.0.0.1 on a free port (written to --port-file once listening)
+Listens on 127.0.0.1 (or --host) on a free port (written to --port-file once listening)
 and serves
     POST /v1/chat/completions       OpenAI chat completions (OpenCode), streamed
                                     (SSE) or not
@@ -381,8 +381,9 @@ def main():
     p.add_argument("--port-file", required=True)
     p.add_argument("--canary-file")
     p.add_argument("--lifetime", type=float, default=300)
+    p.add_argument("--host", default="127.0.0.1")
     ARGS = p.parse_args()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = ThreadingHTTPServer((ARGS.host, 0), Handler)
     httpd.daemon_threads = True
     if ARGS.canary_file:
         canary(ARGS.canary_file)

@@ -1,0 +1,775 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# End-to-end tests of --allow-domain: the command's only way out is landrun's
+# proxy, which reaches the allowed names and nothing else.  TAP output.
+#
+#   egress.sh LANDRUN LR_NET LR_TRY FAKE_MODEL HARNESS_LIB [--as-nobody]
+#
+# Offline.  The test runs in a network and mount namespace of its own (made
+# here, as root: the product never uses a mount namespace), where the loopback
+# interface also carries addresses that play the outside world, and
+# /etc/hosts and /etc/resolv.conf are the test's:
+#
+#   allowed.test   11.1.1.1   HTTP on 8080 (and 3128), HTTPS on 8443
+#   forbidden.test 11.2.2.2   HTTP on 8080
+#   (resolver)     11.3.3.3   a DNS witness on UDP and TCP 53
+#   private.test   10.1.1.1          loop.test   127.0.0.1
+#   metadata.test  169.254.169.254   ula.test    fd00::1
+#   a.wild.test    127.0.0.1         b.wild.test 11.1.1.1
+#   api.fake.test  11.1.1.1   the fake model (tests/harness/fake_model.py)
+#
+# and 127.0.0.1 has two services of the host: one forwarded with
+# --connect-tcp, one not.  Every server logs what reaches it, so a denial is
+# "the command failed AND the server saw nothing" (a poke from outside, after
+# the attempt, must be the only new line), and every denial has a positive
+# control.  With --as-nobody a root caller runs the body as uid 65534:
+# landrun then makes a user namespace for its network namespace.  The
+# fallback (no user namespaces) is tested with user.max_user_namespaces=0 in
+# a user namespace of the test's own, so that nothing else on the machine
+# loses them meanwhile.
+
+set -u
+
+. "$(dirname "$0")/lib.sh" || exit 2
+
+if [ "${1:-}" != --body ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "1..0 # SKIP needs root: the test makes a network and mount namespace of its own"
+		exit 0
+	fi
+	if [ -z "${LR_EGRESS_NS:-}" ]; then
+		LR_EGRESS_NS=1 exec unshare --net --mount --propagation private -- "$0" "$@"
+	fi
+	# the test's world: addresses on lo, and its own /etc/hosts and
+	# resolv.conf (bind-mounted, then unlinked: gone with the namespace)
+	ip link set lo up || exit 1
+	for a in 11.1.1.1 11.2.2.2 11.3.3.3 10.1.1.1 169.254.169.254; do
+		ip addr add "$a/32" dev lo || exit 1
+	done
+	ip -6 addr add fd00::1/128 dev lo 2>/dev/null	# without IPv6, its cases are skipped
+	# the DNS witness binds port 53 as nobody too (this namespace only)
+	sysctl -qw net.ipv4.ip_unprivileged_port_start=0 || exit 1
+	etc=$(mktemp -d /tmp/landrun-egress-etc.XXXXXX) || exit 1
+	cat >"$etc/hosts" <<-'EOF'
+		127.0.0.1 localhost
+		::1 localhost ip6-localhost
+		11.1.1.1 allowed.test
+		11.2.2.2 forbidden.test
+		10.1.1.1 private.test
+		127.0.0.1 loop.test
+		169.254.169.254 metadata.test
+		fd00::1 ula.test
+		127.0.0.1 a.wild.test
+		11.1.1.1 b.wild.test
+		11.1.1.1 api.fake.test
+	EOF
+	printf 'nameserver 11.3.3.3\noptions timeout:1 attempts:1\n' >"$etc/resolv.conf"
+	chmod 644 "$etc"/*
+	mount --bind "$etc/hosts" /etc/hosts && mount --bind "$etc/resolv.conf" /etc/resolv.conf ||
+		exit 1
+	rm -rf "$etc"
+	# the real OpenCode, if the harness tests installed it: linked in, for
+	# a body that runs as nobody and cannot reach root's cache
+	. "$(dirname "$0")/../harness/lib.sh"
+	profiles=$(cd "$(dirname "$0")/../../profiles" && pwd)
+	E2E_LINK="base.conf=$profiles/base.conf opencode.conf=$profiles/opencode.conf"
+	oc=$(lr_opencode_bin "$LR_CACHE/opencode-ai" 2>/dev/null) && E2E_LINK+=" opencode=$oc"
+	export E2E_LINK
+fi
+e2e_start --env-i egress landrun lr-net lr-try fake_model.py harness-lib.sh -- "$@"
+
+LANDRUN=$BIN/landrun NET=$BIN/lr-net TRY=$BIN/lr-try
+W=$TMP/t/work
+mkdir -p "$W" || exit 1
+PYTHON=/usr/bin/python3
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+
+e2e_hello "landrun egress e2e" "binaries in $BIN"
+LR_EGRESS_V6=
+ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 fd00::1/' && LR_EGRESS_V6=1
+export LR_EGRESS_V6
+DIAG_LINES=12
+
+RC=0
+run() {
+	"$@" >"$W/out" 2>"$W/err" </dev/null
+	RC=$?
+}
+
+# the command's grants: system files, the test's binaries, the CA of the
+# HTTPS server; no network flags but those given
+G=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ro /etc/hosts,/etc/resolv.conf,/etc/nsswitch.conf
+	--ro /etc/ssl,/etc/alternatives,/etc/ld.so.cache,"$W/ro" --rw /dev/null)
+A=(--allow-domain allowed.test:8080,allowed.test:8443,loop.test:8080,private.test:8080)
+A+=(--allow-domain metadata.test:80,ula.test:8080,'*.wild.test:8080')
+lr() { run "$LANDRUN" "${G[@]}" "$@"; }
+
+declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [93]=EPROTONOSUPPORT [97]=EAFNOSUPPORT
+	[101]=ENETUNREACH [111]=ECONNREFUSED [125]=landrun-refused)
+expect() { # DESC WANT ("A|B")
+	local w
+	for w in ${2//|/ }; do
+		if [ "$RC" = "$w" ]; then
+			tap_ok "$1 -> ${ERRNO[$RC]:-$RC}"
+			return
+		fi
+	done
+	tap_not_ok "$1 (want $2, got $RC ${ERRNO[$RC]:-})"
+}
+out_has() { grep -q -- "$1" "$W/out"; }
+err_has() { grep -q -- "$1" "$W/err"; }
+
+# ---------------------------------------------------------------------------
+# The outside world: servers that log each request or connection.
+
+mkdir -p "$W/ro" || exit 1
+if ! openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=allowed.test \
+	-addext subjectAltName=DNS:allowed.test -keyout "$W/ro/key.pem" -out "$W/ro/cert.pem" \
+	>/dev/null 2>&1; then
+	echo "Bail out! openssl cannot make the HTTPS server's certificate"
+	exit 1
+fi
+
+cat >"$W/upstream.py" <<'EOF'
+import os, socket, ssl, sys, threading, time
+
+d, life = sys.argv[1], float(sys.argv[2])
+
+def rec(name, what):
+    with open(os.path.join(d, name + ".log"), "a") as f:
+        f.write(what + "\n")
+
+def http(name, conn):
+    try:
+        conn.settimeout(10)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            data += chunk
+        head = data.split(b"\r\n\r\n")[0].decode(errors="replace").split("\r\n")
+        method, path = head[0].split(" ")[:2]
+        host = next((h.split(":", 1)[1].strip() for h in head[1:]
+                     if h.lower().startswith("host:")), "-")
+        rec(name, "%s %s host=%s" % (method, path, host))
+        body = ("upstream %s method=%s path=%s host=%s\n" % (name, method, path, host)).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+                     % len(body) + body)
+    except Exception as e:
+        rec(name, "error " + repr(e))
+    finally:
+        conn.close()
+
+def serve(name, kind, family, addr):
+    s = socket.socket(family, socket.SOCK_DGRAM if kind == "udp" else socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(addr)
+    if kind == "udp":
+        def loop():
+            while True:
+                s.recv(512)
+                rec(name, "datagram")
+    else:
+        s.listen(64)
+        ctx = None
+        if kind == "https":
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(os.path.join(d, "ro/cert.pem"), os.path.join(d, "ro/key.pem"))
+        def loop():
+            while True:
+                c, _ = s.accept()
+                if kind == "tcp":
+                    rec(name, "connected")
+                    c.close()
+                    continue
+                if ctx:
+                    try:
+                        c.settimeout(10)
+                        c = ctx.wrap_socket(c, server_side=True)
+                    except Exception as e:
+                        rec(name, "tls error " + repr(e))
+                        c.close()
+                        continue
+                threading.Thread(target=http, args=(name, c), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return s
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+V4, V6 = socket.AF_INET, socket.AF_INET6
+serve("allowed", "http", V4, ("11.1.1.1", 8080))
+serve("allowed_tls", "https", V4, ("11.1.1.1", 8443))
+serve("allowed_3128", "tcp", V4, ("11.1.1.1", 3128))
+serve("forbidden", "http", V4, ("11.2.2.2", 8080))
+serve("private", "http", V4, ("10.1.1.1", 8080))
+serve("loop", "http", V4, ("127.0.0.1", 8080))
+serve("metadata", "http", V4, ("169.254.169.254", 80))
+if os.environ.get("LR_EGRESS_V6"):
+    serve("ula", "http", V6, ("fd00::1", 8080))
+serve("dns_udp", "udp", V4, ("11.3.3.3", 53))
+serve("dns_tcp", "tcp", V4, ("11.3.3.3", 53))
+fwd = serve("forwarded", "http", V4, ("127.0.0.1", 0)).getsockname()[1]
+other = serve("other", "http", V4, ("127.0.0.1", 0)).getsockname()[1]
+with open(os.path.join(d, "ready.tmp"), "w") as f:
+    f.write("FWD=%d OTHER=%d FREE=%d\n" % (fwd, other, free_port()))
+os.rename(os.path.join(d, "ready.tmp"), os.path.join(d, "ready"))
+time.sleep(life)
+EOF
+"$PYTHON" "$W/upstream.py" "$W" 300 >"$W/upstream.out" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do
+	[ -e "$W/ready" ] && break
+	sleep 0.05
+done
+[ -e "$W/ready" ] || { echo "Bail out! the servers did not start: $(cat "$W/upstream.out")"; exit 1; }
+eval "$(cat "$W/ready")"
+echo "# servers up; the host's loopback: forwarded $FWD, other $OTHER; IPv6: ${LR_EGRESS_V6:-no}"
+
+count() { if [ -f "$W/$1.log" ]; then wc -l <"$W/$1.log"; else echo 0; fi; }
+wait_count() { # NAME N: until the log has N lines (3 s at most)
+	for _ in $(seq 60); do
+		[ "$(count "$1")" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# poke NAME: reach the server from outside any sandbox
+poke() {
+	case $1 in
+	allowed) curl -s -o /dev/null http://11.1.1.1:8080/poke ;;
+	allowed_tls) curl -s -o /dev/null --cacert "$W/ro/cert.pem" https://allowed.test:8443/poke ;;
+	allowed_3128) "$NET" tcp-connect 11.1.1.1 3128 ;;
+	forbidden) curl -s -o /dev/null http://11.2.2.2:8080/poke ;;
+	private) curl -s -o /dev/null http://10.1.1.1:8080/poke ;;
+	loop) curl -s -o /dev/null http://127.0.0.1:8080/poke ;;
+	metadata) curl -s -o /dev/null http://169.254.169.254/poke ;;
+	ula) curl -s -o /dev/null 'http://[fd00::1]:8080/poke' ;;
+	dns_udp) "$NET" udp-send 11.3.3.3 53 ;;
+	dns_tcp) "$NET" tcp-connect 11.3.3.3 53 ;;
+	forwarded) curl -s -o /dev/null "http://127.0.0.1:$FWD/poke" ;;
+	other) curl -s -o /dev/null "http://127.0.0.1:$OTHER/poke" ;;
+	esac
+}
+BEFORE=0
+mark() { BEFORE=$(count "$1"); }
+saw() { # DESC NAME: the attempt reached the server
+	if wait_count "$2" $((BEFORE + 1)); then tap_ok "$1: the $2 server saw it"; else
+		tap_not_ok "$1: the $2 server saw nothing"
+	fi
+}
+saw_nothing() { # DESC NAME: after the attempt, a poke from outside is the only new line
+	local n
+	if ! poke "$2"; then
+		tap_not_ok "$1: cannot poke the $2 server from outside"
+		return
+	fi
+	wait_count "$2" $((BEFORE + 1))
+	sleep 0.05
+	n=$(count "$2")
+	if [ "$n" = $((BEFORE + 1)) ]; then
+		tap_ok "$1: the $2 server saw nothing (but the poke from outside)"
+	else
+		tap_not_ok "$1: the $2 server saw $((n - BEFORE - 1)) line(s) besides the poke"
+		sed -n "$((BEFORE + 1)),\$s/^/#   $2: /p" "$W/$2.log"
+	fi
+}
+
+# A client of the proxy, inside the sandbox: CONNECT or an absolute URI to
+# the proxy in $HTTPS_PROXY; prints the status line, Proxy-Status, and over a
+# tunnel, the body of a GET.
+cat >"$W/ro/client.py" <<'EOF'
+import os, socket, sys
+
+mode, target = sys.argv[1], sys.argv[2]
+host_header = sys.argv[3] if len(sys.argv) > 3 else target
+proxy = os.environ["HTTPS_PROXY"].split("//")[1]
+ph, pp = proxy.rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=10)
+if mode == "connect":
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+else:
+    s.sendall(b"GET http://%s/via-proxy HTTP/1.1\r\nHost: %s\r\n\r\n"
+              % (target.encode(), host_header.encode()))
+data = b""
+while b"\r\n\r\n" not in data:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    data += chunk
+head, _, rest = data.partition(b"\r\n\r\n")
+lines = head.decode(errors="replace").split("\r\n")
+print("STATUS", lines[0].split(" ")[1] if " " in lines[0] else "none")
+for l in lines[1:]:
+    if l.lower().startswith("proxy-status:"):
+        print(l)
+if mode == "connect" and lines[0].split(" ")[1:2] == ["200"]:
+    s.sendall(b"GET /via-tunnel HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
+              % target.encode())
+    rest = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    rest += chunk
+print(rest.decode(errors="replace").split("\r\n\r\n")[-1].strip())
+EOF
+client() { lr "$@"; }	# lr ARGS... -- "$PYTHON" "$W/ro/client.py" ...
+
+# ---------------------------------------------------------------------------
+# 1. The world works from outside (controls).
+
+for s in allowed allowed_tls allowed_3128 forbidden private loop metadata dns_udp dns_tcp \
+	forwarded other ${LR_EGRESS_V6:+ula}; do
+	mark $s
+	poke $s
+	RC=$?
+	expect "outside: the $s server is reachable" 0
+	saw "outside: $s" $s
+done
+
+# ---------------------------------------------------------------------------
+# 2. The plan: a network namespace carries it.
+
+lr --explain=json "${A[@]}" -- /bin/true
+expect "--explain=json with --allow-domain" 0
+if out_has '"id":"net.egress-domains","requested":true,"enforced":true,"layer":"netns"' &&
+	out_has '"egress":{"mode":"netns","proxy":"127.0.0.1:3128"'; then
+	tap_ok "explain: net.egress-domains by netns, the proxy on 127.0.0.1:3128"
+else
+	tap_not_ok "explain: net.egress-domains by netns, the proxy on 127.0.0.1:3128"
+fi
+lr --explain "${A[@]}" -- /bin/true
+assert "explain (text) names the mode" out_has "mode netns: a network namespace of its own"
+
+# ---------------------------------------------------------------------------
+# 3. Through the proxy: what is allowed works, with every client.
+
+mark allowed
+lr "${A[@]}" -- curl -sS -m 10 http://allowed.test:8080/curl
+expect "curl http:// (HTTP_PROXY: an absolute URI)" 0
+assert "curl http://: the body is the allowed server's, Host is the URI's" \
+	out_has "upstream allowed method=GET path=/curl host=allowed.test:8080"
+saw "curl http://" allowed
+
+mark allowed
+lr "${A[@]}" -- curl -sS -m 10 --proxytunnel http://allowed.test:8080/tunnel
+expect "curl through a CONNECT tunnel" 0
+assert "curl CONNECT: the allowed server answered" out_has "upstream allowed method=GET path=/tunnel"
+saw "curl CONNECT" allowed
+
+mark allowed_tls
+lr "${A[@]}" -- curl -sS -m 10 --cacert "$W/ro/cert.pem" https://allowed.test:8443/tls
+expect "curl https:// (HTTPS_PROXY: CONNECT, TLS end to end)" 0
+assert "curl https://: the allowed server answered" out_has "upstream allowed_tls method=GET path=/tls"
+saw "curl https://" allowed_tls
+
+mark allowed_tls
+lr "${A[@]}" -- "$PYTHON" -c '
+import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile=sys.argv[1])
+print(urllib.request.urlopen("https://allowed.test:8443/python", context=ctx, timeout=10).read().decode())
+print(urllib.request.urlopen("http://allowed.test:8080/python-http", timeout=10).read().decode())
+' "$W/ro/cert.pem"
+expect "python urllib, https:// and http:// (the proxy variables)" 0
+assert "python: the allowed servers answered" out_has "upstream allowed_tls method=GET path=/python"
+assert "python: http:// too" out_has "upstream allowed method=GET path=/python-http"
+saw "python https://" allowed_tls
+
+# Node.js before 22.21 ignores the proxy variables: a CONNECT of its own
+NODE=$(command -v node || true)
+if [ -n "$NODE" ]; then
+	mark allowed_tls
+	lr "${A[@]}" -- "$NODE" -e '
+const http = require("http"), tls = require("tls"), fs = require("fs");
+const proxy = new URL(process.env.HTTPS_PROXY);
+http.request({ host: proxy.hostname, port: proxy.port, method: "CONNECT",
+               path: "allowed.test:8443" }).on("connect", (res, socket) => {
+  if (res.statusCode !== 200) { console.log("CONNECT", res.statusCode); process.exit(1); }
+  const s = tls.connect({ socket, servername: "allowed.test",
+                          ca: fs.readFileSync(process.argv[1]) }, () => {
+    s.write("GET /node HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n");
+  });
+  let body = ""; s.on("data", (d) => body += d);
+  s.on("end", () => { console.log(body); process.exit(0); });
+}).on("error", (e) => { console.log(e.message); process.exit(2); }).end();
+' "$W/ro/cert.pem"
+	expect "node: CONNECT and TLS through the proxy" 0
+	assert "node: the allowed server answered" out_has "upstream allowed_tls method=GET path=/node"
+	saw "node" allowed_tls
+else
+	skip "node through the proxy" "Node.js is not installed (Debian: nodejs)"
+fi
+
+# a wildcard; an address allowed as such (with the name that resolves to it)
+mark allowed
+lr "${A[@]}" -- curl -sS -m 10 http://b.wild.test:8080/wild
+expect "*.wild.test: b.wild.test (a global address) is allowed" 0
+saw "*.wild.test" allowed
+mark private
+lr --allow-domain private.test:8080,10.1.1.1:8080 -- curl -sS -m 10 http://private.test:8080/ok
+expect "a private address named in --allow-domain is allowed (by name)" 0
+saw "private address allowed" private
+mark private
+client --allow-domain 10.1.1.1:8080 -- "$PYTHON" "$W/ro/client.py" connect 10.1.1.1:8080
+assert "... and CONNECT to the address itself" out_has "STATUS 200"
+saw "private address allowed, CONNECT" private
+
+# the host's loopback: the --connect-tcp port is forwarded, at the same address
+mark forwarded
+lr "${A[@]}" --connect-tcp "$FWD" -- curl -sS -m 10 "http://127.0.0.1:$FWD/fwd"
+expect "--connect-tcp $FWD: the host's 127.0.0.1:$FWD, from inside at the same address" 0
+assert "forwarded: the host's service answered" out_has "upstream forwarded method=GET path=/fwd"
+saw "forwarded port" forwarded
+
+# ---------------------------------------------------------------------------
+# 4. Every escape fails.
+
+# direct connections: the allowed server, on a port Landlock allows (the
+# proxy's, a forwarded one): the namespace has no route out
+denied() { # DESC WANT SERVER ARGS...
+	local desc=$1 want=$2 server=$3
+	shift 3
+	mark "$server"
+	lr "$@"
+	expect "$desc" "$want"
+	saw_nothing "$desc" "$server"
+}
+denied "direct TCP to 11.1.1.1:3128 (the proxy's port, allowed by Landlock)" 101 allowed_3128 \
+	"${A[@]}" -- "$NET" tcp-connect 11.1.1.1 3128
+denied "direct TCP to 11.1.1.1:8080 with --connect-tcp 8080 (allowed by Landlock)" 101 allowed \
+	"${A[@]}" --connect-tcp 8080 -- "$NET" tcp-connect 11.1.1.1 8080
+denied "direct TCP to 11.1.1.1:8080 (Landlock first)" 13 allowed \
+	"${A[@]}" -- "$NET" tcp-connect 11.1.1.1 8080
+denied "the host's loopback, a port not forwarded" 13 other \
+	"${A[@]}" -- "$NET" tcp-connect 127.0.0.1 "$OTHER"
+denied "curl --noproxy '*' to the allowed name" "7" allowed \
+	"${A[@]}" -- curl -sS -m 5 --noproxy '*' http://allowed.test:8080/direct
+# DNS
+denied "DNS over UDP to the resolver" "93|97|13" dns_udp "${A[@]}" -- "$NET" udp-send 11.3.3.3 53
+denied "DNS over TCP to the resolver, --connect-tcp 53" 101 dns_tcp \
+	"${A[@]}" --connect-tcp 53 -- "$NET" tcp-connect 11.3.3.3 53
+mark dns_udp
+lr "${A[@]}" -- getent hosts unknown.test
+expect "getent hosts unknown.test (the resolver is unreachable)" 2
+saw_nothing "getent hosts unknown.test" dns_udp
+
+# through the proxy: what is not allowed
+refused() { # DESC SERVER ERROR ARGS...: 403, naming ERROR, and the server saw nothing
+	local desc=$1 server=$2 error=$3
+	shift 3
+	mark "$server"
+	client "${A[@]}" "$@"
+	if out_has "STATUS 403" && out_has "Proxy-Status: landrun; error=$error"; then
+		tap_ok "$desc -> 403 ($error)"
+	else
+		tap_not_ok "$desc -> 403 ($error)"
+	fi
+	saw_nothing "$desc" "$server"
+}
+C=(-- "$PYTHON" "$W/ro/client.py")
+refused "CONNECT forbidden.test:8080 (not allowed)" forbidden http_request_denied \
+	"${C[@]}" connect forbidden.test:8080
+refused "GET http://forbidden.test:8080/ (not allowed)" forbidden http_request_denied \
+	"${C[@]}" absolute forbidden.test:8080
+refused "CONNECT allowed.test:8081 (another port)" allowed http_request_denied \
+	"${C[@]}" connect allowed.test:8081
+refused "CONNECT 11.1.1.1:8080 (the allowed name's address, as an IP literal)" allowed \
+	destination_ip_prohibited "${C[@]}" connect 11.1.1.1:8080
+refused "CONNECT 0xb.1.1.1:8080 (the same, spelled otherwise)" allowed \
+	destination_ip_prohibited "${C[@]}" connect 0xb.1.1.1:8080
+refused "CONNECT 127.0.0.1:8080 (a loopback literal)" loop destination_ip_prohibited \
+	"${C[@]}" connect 127.0.0.1:8080
+refused "CONNECT loop.test:8080 (allowed name, resolves to 127.0.0.1)" loop \
+	destination_ip_prohibited "${C[@]}" connect loop.test:8080
+refused "CONNECT a.wild.test:8080 (*.wild.test, resolves to 127.0.0.1)" loop \
+	destination_ip_prohibited "${C[@]}" connect a.wild.test:8080
+refused "CONNECT private.test:8080 (allowed name, resolves to 10.1.1.1)" private \
+	destination_ip_prohibited "${C[@]}" connect private.test:8080
+refused "GET http://metadata.test/ (allowed name, resolves to 169.254.169.254)" metadata \
+	destination_ip_prohibited "${C[@]}" absolute metadata.test:80
+if [ -n "${LR_EGRESS_V6:-}" ]; then
+	refused "CONNECT ula.test:8080 (allowed name, resolves to fd00::1)" ula \
+		destination_ip_prohibited "${C[@]}" connect ula.test:8080
+	refused "CONNECT [fd00::1]:8080 (an IPv6 literal)" ula destination_ip_prohibited \
+		"${C[@]}" connect '[fd00::1]:8080'
+else
+	skip "CONNECT ula.test (unique-local IPv6)" "IPv6 on lo in the test's namespace"
+fi
+# a request for the allowed name with another Host goes to the allowed name
+mark allowed
+client "${A[@]}" "${C[@]}" absolute allowed.test:8080 forbidden.test
+assert "GET http://allowed.test:8080/ with Host: forbidden.test: Host is rewritten" \
+	out_has "host=allowed.test:8080"
+saw "Host rewritten" allowed
+
+# ---------------------------------------------------------------------------
+# 5. The command: no capabilities; the proxy's variables.
+
+lr "${A[@]}" --ro /proc/self/status -- "$TRY" caps
+expect "caps inside" 0
+caps_zero=yes
+for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+	grep -q "^$k:[[:space:]]*0*\$" "$W/out" || caps_zero=no
+done
+if [ "$caps_zero" = yes ]; then tap_ok "the command holds no capability (every set empty)"; else
+	tap_not_ok "the command holds no capability (every set empty)"
+fi
+lr "${A[@]}" -- "$TRY" env
+assert "HTTPS_PROXY=http://127.0.0.1:3128 inside" out_has "^HTTPS_PROXY=http://127.0.0.1:3128$"
+assert "http_proxy, ALL_PROXY and NO_PROXY inside" \
+	bash -c "grep -q '^http_proxy=' '$W/out' && grep -q '^ALL_PROXY=' '$W/out' && grep -q '^NO_PROXY=localhost' '$W/out'"
+
+# ---------------------------------------------------------------------------
+# 6. The helper: its decisions logged, no secret, confined, gone with the command.
+
+lr --log-level info "${A[@]}" -- curl -sS -m 10 -o /dev/null http://allowed.test:8080/log
+assert "--log-level info: an allowed request is logged" \
+	err_has "egress: allowed GET allowed.test:8080"
+client --log-level info "${A[@]}" "${C[@]}" connect forbidden.test:8080
+assert "--log-level info: a refusal is logged with its reason" \
+	err_has "egress: refused CONNECT forbidden.test:8080: not in --allow-domain"
+
+SECRET=egress-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf 'API_KEY=%s-file\n' "$SECRET" >"$W/secret.env"
+chmod 600 "$W/secret.env"
+LR_SECRET_ENV=$SECRET-env "$LANDRUN" "${G[@]}" "${A[@]}" --env-file "$W/secret.env" \
+	--env API_KEY --env LR_SECRET_ENV -- /bin/sleep 4 >"$W/out" 2>"$W/err" &
+LRPID=$!
+HELPER=
+for _ in $(seq 60); do
+	for p in $(pgrep -x landrun-egress); do
+		# the helper of this run: its pidfd is of landrun's pid
+		grep -qx "Pid:[[:space:]]*$LRPID" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
+	done
+	[ -n "$HELPER" ] && break
+	sleep 0.05
+done
+if [ -z "$HELPER" ]; then
+	tap_not_ok "the helper of the run is found (landrun-egress, its pidfd on landrun's pid)"
+else
+	tap_ok "the helper of the run is found: pid $HELPER, landrun $LRPID"
+	assert "the helper's environment is empty" test ! -s "/proc/$HELPER/environ"
+	if grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$HELPER/status" &&
+		grep -q '^Seccomp:[[:space:]]*2' "/proc/$HELPER/status" &&
+		grep -q '^CapEff:[[:space:]]*0*$' "/proc/$HELPER/status" &&
+		grep -q '^CapBnd:[[:space:]]*0*$' "/proc/$HELPER/status" ||
+		{ [ "$AS" = nobody ] && grep -q '^CapEff:[[:space:]]*0*$' "/proc/$HELPER/status" &&
+			grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$HELPER/status" &&
+			grep -q '^Seccomp:[[:space:]]*2' "/proc/$HELPER/status"; }; then
+		tap_ok "the helper is confined: no_new_privs, a seccomp filter, no capability"
+	else
+		tap_not_ok "the helper is confined: no_new_privs, a seccomp filter, no capability"
+		grep -E 'NoNewPrivs|Seccomp|Cap' "/proc/$HELPER/status" | sed 's/^/#   /'
+	fi
+	files=$(ls -l "/proc/$HELPER/fd" 2>/dev/null | awk 'NR > 1 { print $NF }' |
+		grep -v -e '^socket:' -e '^anon_inode:\[pidfd\]' -e '^/dev/null$' -e "^pipe:" \
+			-e "^$W/err$" || true)
+	if [ -z "$files" ]; then tap_ok "the helper holds no file: only sockets, a pidfd, stdio"; else
+		tap_not_ok "the helper holds no file: only sockets, a pidfd, stdio"
+		echo "$files" | sed 's/^/#   fd: /'
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		# its memory, read as root: the secrets of the run are not in it,
+		# where a process that has them in its environment shows them
+		cat >"$W/scan.py" <<'EOF'
+import re, sys
+pid, needles = sys.argv[1], [n.encode() for n in sys.argv[2:]]
+found = set()
+with open("/proc/%s/maps" % pid) as maps, open("/proc/%s/mem" % pid, "rb", 0) as mem:
+    for line in maps:
+        m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)
+        if not m:
+            continue
+        a, b = int(m.group(1), 16), int(m.group(2), 16)
+        try:
+            mem.seek(a)
+            data = mem.read(b - a)
+        except (OSError, ValueError, OverflowError):
+            continue
+        found |= {n for n in needles if n in data}
+print(" ".join(sorted(n.decode() for n in found)) or "none")
+EOF
+		env LR_CONTROL="$SECRET-env" /bin/sleep 3 &
+		CONTROL=$!
+		sleep 0.2
+		run "$PYTHON" "$W/scan.py" "$CONTROL" "$SECRET-env"
+		assert "control: the memory scan finds a secret in a process's environment" \
+			out_has "$SECRET-env"
+		run "$PYTHON" "$W/scan.py" "$HELPER" "$SECRET-file" "$SECRET-env" "$SECRET"
+		assert "the helper's memory holds neither the --env-file's secret nor the caller's" \
+			out_has "^none$"
+		kill "$CONTROL" 2>/dev/null
+	else
+		skip "the helper's memory holds no secret" "reading another process's memory needs root"
+	fi
+fi
+wait "$LRPID"
+RC=$?
+expect "the command (sleep 4) ends" 0
+if [ -n "$HELPER" ]; then
+	gone=no
+	for _ in $(seq 40); do
+		if [ ! -d "/proc/$HELPER" ] || grep -q '^State:[[:space:]]*Z' "/proc/$HELPER/status" 2>/dev/null; then
+			gone=yes
+			break
+		fi
+		sleep 0.05
+	done
+	if [ $gone = yes ]; then tap_ok "the helper ends with the command"; else
+		tap_not_ok "the helper ends with the command"
+	fi
+fi
+# killed: the helper goes too
+"$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sleep 30 >/dev/null 2>&1 &
+LRPID=$!
+HELPER=
+for _ in $(seq 60); do
+	for p in $(pgrep -x landrun-egress); do
+		grep -qx "Pid:[[:space:]]*$LRPID" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
+	done
+	[ -n "$HELPER" ] && break
+	sleep 0.05
+done
+kill -9 "$LRPID"
+wait "$LRPID" 2>/dev/null
+gone=no
+for _ in $(seq 40); do
+	if [ -n "$HELPER" ] && { [ ! -d "/proc/$HELPER" ] ||
+		grep -q '^State:[[:space:]]*Z' "/proc/$HELPER/status" 2>/dev/null; }; then
+		gone=yes
+		break
+	fi
+	sleep 0.05
+done
+if [ $gone = yes ]; then tap_ok "the command killed (SIGKILL): the helper ends too"; else
+	tap_not_ok "the command killed (SIGKILL): the helper ends too (helper ${HELPER:-not found})"
+fi
+
+# ---------------------------------------------------------------------------
+# 7. The real OpenCode, its model behind an allowed name.
+
+# the harness tests' library (the OpenCode configuration, waiting for a
+# file), which has TAP functions and counters of its own: ours are kept
+tap_state="N=$N PASSED=$PASSED FAILED=$FAILED TODOS=$TODOS; $(declare -f skip)"
+. "$BIN/harness-lib.sh"
+eval "$tap_state"
+OC=$BIN/opencode
+if [ ! -x "$OC" ]; then
+	skip "OpenCode through the proxy" "OpenCode is not installed in ~/.cache/landrun-harness (the harness tests install it)"
+else
+	H=$TMP/t/oc-home P=$TMP/t/oc-proj
+	mkdir -p "$H/.config/opencode" "$H/.config/landrun/profiles" "$P" || exit 1
+	cp "$BIN/base.conf" "$BIN/opencode.conf" "$H/.config/landrun/profiles/" || exit 1
+	echo '[{"name": "bash", "arguments": {"command": "echo agent-step-ran; curl -fsS -m 5 http://forbidden.test:8080/ ; echo LR-EXIT=$?", "description": "landrun egress step"}}]' >"$W/script.json"
+	"$PYTHON" "$BIN/fake_model.py" --host 11.1.1.1 --script "$W/script.json" \
+		--log "$W/requests.jsonl" --port-file "$W/model.port" --lifetime 200 &
+	PIDS+=($!)
+	lr_wait_file "$W/model.port" 10 || { echo "Bail out! the fake model did not start"; exit 1; }
+	MPORT=$(cat "$W/model.port")
+	lr_opencode_config "$H" "$MPORT" '"permission": { "*": "allow" }'
+	# the model by its name: through the proxy
+	chmod u+w "$H/.config/opencode" "$H/.config/opencode/opencode.json" &&
+		sed -i "s#http://127.0.0.1:$MPORT#http://api.fake.test:$MPORT#" \
+			"$H/.config/opencode/opencode.json" &&
+		chmod -R a-w "$H/.config/opencode" || exit 1
+	(cd "$P" && env -i PATH=/usr/bin:/bin HOME="$H" TERM=dumb LANG=C.UTF-8 \
+		OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_SHARE=1 \
+		OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_CLAUDE_CODE=1 \
+		timeout 200 "$LANDRUN" --log-level info --profile opencode \
+		--allow-domain "api.fake.test:$MPORT" -- "$OC" run "Run the landrun egress test." \
+		>"$W/out" 2>"$W/err")
+	RC=$?
+	expect "OpenCode (opencode run) with its model at api.fake.test:$MPORT" 0
+	nreq=$(grep -c . "$W/requests.jsonl" 2>/dev/null || echo 0)
+	if [ "$nreq" -ge 2 ] && err_has "egress: allowed POST api.fake.test:$MPORT"; then
+		tap_ok "OpenCode reached its model through the proxy ($nreq requests)"
+	else
+		tap_not_ok "OpenCode reached its model through the proxy ($nreq requests)"
+	fi
+	result=$("$PYTHON" "$BIN/fake_model.py" tool-result "$W/requests.jsonl" call_1 2>/dev/null)
+	if grep -q agent-step-ran <<<"$result" && grep -q 'LR-EXIT=[1-9]' <<<"$result" &&
+		grep -q 'error: 403' <<<"$result" && ! grep -q 'upstream forbidden' <<<"$result"; then
+		tap_ok "OpenCode's bash tool ran; its curl to forbidden.test was refused"
+	else
+		tap_not_ok "OpenCode's bash tool ran; its curl to forbidden.test was refused"
+		printf '%s\n' "$result" | head -5 | sed 's/^/#   tool result: /'
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# 8. No user namespaces: the plan says net.egress-domains is lost.
+#
+# user.max_user_namespaces=0 in a user namespace of the test's own (a
+# container's seccomp profile, AppArmor's rule and the sysctl all end in the
+# same place: landrun cannot make its user namespace).  Inside, landrun runs
+# without CAP_SYS_ADMIN: as nobody, or as root without it.
+
+no_userns() { # ARGS...: run ARGS with user namespaces disabled
+	local drop=(--inh-caps=-all --ambient-caps=-all)
+	[ "$(id -u)" = 0 ] && drop=(--bounding-set=-sys_admin --inh-caps=-all --ambient-caps=-all)
+	run unshare --user --map-user="$(id -u)" --map-group="$(id -g)" --keep-caps -- \
+		/bin/sh -c 'echo 0 >/proc/sys/user/max_user_namespaces || exit 200
+			exec setpriv "$@"' sh "${drop[@]}" -- "$@"
+}
+no_userns "$LANDRUN" "${G[@]}" --explain=json "${A[@]}" -- /bin/true
+if [ "$RC" = 200 ]; then
+	skip "no user namespaces: the fallback" "cannot set user.max_user_namespaces in a user namespace of the test's own: $(cat "$W/err")"
+else
+	expect "no user namespaces: --explain=json" 0
+	if out_has '"id":"net.egress-domains","requested":true,"enforced":false,"layer":null' &&
+		out_has '"egress":{"mode":"loopback","proxy":null,"netns_errno":"ENOSPC"}'; then
+		tap_ok "no user namespaces: explain says net.egress-domains is lost, mode loopback (ENOSPC)"
+	else
+		tap_not_ok "no user namespaces: explain says net.egress-domains is lost, mode loopback (ENOSPC)"
+	fi
+	no_userns "$LANDRUN" "${G[@]}" --explain "${A[@]}" -- /bin/true
+	assert "no user namespaces: explain (text) says the proxy's port is reachable on any address" \
+		out_has "mode loopback: NO network namespace"
+	rm -f "$W/ran"
+	no_userns "$LANDRUN" "${G[@]}" --rw "$W" --on-unsupported=error "${A[@]}" -- "$TRY" create "$W/ran"
+	expect "no user namespaces, --on-unsupported=error: refused" 125
+	assert "... naming net.egress-domains" err_has "cannot enforce net.egress-domains"
+	assert "... and the command did not run" test ! -e "$W/ran"
+	mark allowed
+	no_userns "$LANDRUN" "${G[@]}" --on-unsupported=warn "${A[@]}" -- curl -sS -m 10 \
+		http://allowed.test:8080/fallback
+	expect "no user namespaces, warn: curl through the proxy on the host's loopback" 0
+	assert "... the allowed server answered" out_has "path=/fallback"
+	assert "... with a warning naming net.egress-domains" err_has "not enforced: net.egress-domains"
+	saw "fallback: allowed" allowed
+	mark forbidden
+	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- "$PYTHON" "$W/ro/client.py" connect forbidden.test:8080
+	assert "no user namespaces: CONNECT forbidden.test still refused (403)" out_has "STATUS 403"
+	saw_nothing "fallback: forbidden" forbidden
+	denied_fb() { # DESC WANT SERVER ARGS
+		local desc=$1 want=$2 server=$3
+		shift 3
+		mark "$server"
+		no_userns "$LANDRUN" "${G[@]}" "$@"
+		expect "$desc" "$want"
+		saw_nothing "$desc" "$server"
+	}
+	denied_fb "no user namespaces: direct TCP to 11.1.1.1:8080 (Landlock: only the proxy's port)" \
+		13 allowed "${A[@]}" -- "$NET" tcp-connect 11.1.1.1 8080
+	# the documented weakness: the proxy's port on any other address is open
+	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sh -c \
+		'p=${HTTPS_PROXY##*:}; exec "$1" tcp-connect 11.2.2.2 "$p"' sh "$NET"
+	expect "no user namespaces: the proxy's port on 11.2.2.2 is not denied (refused by its host, as the README says)" 111
+fi
+
+tap_done
