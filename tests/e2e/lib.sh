@@ -29,8 +29,8 @@
 # the body is done, and the script exits with the body's status.
 #
 # E2E_LINK="NAME=PATH ..." adds optional files: each PATH that exists is
-# hard-linked (or copied) into $TMP/bin as NAME, for a body that cannot
-# reach PATH itself (as nobody).
+# hard-linked (or copied) into $TMP/bin as NAME, mode untouched, for a body
+# that cannot reach PATH itself (as nobody).
 #
 # Called again in the body (ARG... starting with --body), it sets TMP, AS
 # and BIN=$TMP/bin and returns.
@@ -68,14 +68,15 @@ e2e_start() {
 		i=$((i + 1))
 		cp "${!i}" "$TMP/bin/$n" || exit 1
 	done
+	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
+	chmod 755 "$TMP/bin"/* || exit 1
+	# linked after the chmod: a hard link shares its source's mode
 	for n in ${E2E_LINK:-}; do
 		if [ -f "${n#*=}" ]; then
 			ln "${n#*=}" "$TMP/bin/${n%%=*}" 2>/dev/null || cp "${n#*=}" "$TMP/bin/${n%%=*}" ||
 				exit 1
 		fi
 	done
-	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
-	chmod 755 "$TMP/bin"/* || exit 1
 	mkdir -m 755 "$TMP/t" || exit 1
 	i=$((i + 1))
 	as=${!i:-}

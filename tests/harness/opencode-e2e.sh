@@ -110,7 +110,7 @@ steps = [
     {"name": "read", "arguments": {"filePath": "../.env"}},                   # 3
     bash("cat ../.env"),                                                      # 4
     bash("exec 3<>/dev/tcp/$OUT_IP/80"),                                      # 5
-    bash("curl -sS -m 10 -o /dev/null http://$OUT_IP/" if "$CURL" == "yes"
+    bash("curl -fsS -m 10 -o /dev/null http://$OUT_IP/" if "$CURL" == "yes"
          else "exec 3<>/dev/tcp/$OUT_IP/80"),                                 # 6
     bash("curl -sS -m 10 -o /dev/null https://registry.npmjs.org/" if "$CURL" == "yes"
          else "getent hosts registry.npmjs.org"),                             # 7
