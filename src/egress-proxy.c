@@ -50,7 +50,11 @@
 #define HEAD_TIMEOUT_S 30
 #define CONNECT_TIMEOUT_MS 10000
 #define THREAD_STACK (256 * 1024)
-#define PIPE_SIZE (256 * 1024)
+/* A relay's pipes start at the kernel's default (64 KiB); one that fills
+ * (a bulk transfer) grows to this, which takes about half the CPU per byte
+ * (scripts/bench-egress.sh).  Only on demand: a user's pipes share one
+ * budget (pipe-user-pages-soft, 64 MiB by default). */
+#define PIPE_MAX (1024 * 1024)
 #define DNS_PORT 53
 #define MAX_TARGETS 16
 
@@ -364,6 +368,8 @@ static void set_nodelay(int fd)
 struct half {
 	int from, to, pipe[2];
 	size_t pending;		/* in the pipe */
+	size_t cap;		/* the pipe's size */
+	bool grown;		/* tried to make it PIPE_MAX */
 	bool eof, shut;
 };
 
@@ -375,11 +381,19 @@ static int pump(struct half *h)
 		ssize_t n;
 
 		if (!h->eof && h->pending == 0) {
-			n = splice(h->from, NULL, h->pipe[1], NULL, PIPE_SIZE,
+			n = splice(h->from, NULL, h->pipe[1], NULL, h->cap,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				h->pending = (size_t)n;
 				moved = true;
+				/* it filled: a bulk transfer, a larger pipe (once) */
+				if ((size_t)n >= h->cap && !h->grown) {
+					int size = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_MAX);
+
+					if (size > 0)
+						h->cap = (size_t)size;
+					h->grown = true;
+				}
 			} else if (n == 0) {
 				h->eof = true;
 			} else if (errno != EAGAIN && errno != EINTR) {
@@ -417,9 +431,12 @@ static void relay(int a, int b)
 			     { .from = b, .to = a, .pipe = { -1, -1 } } };
 
 	for (int i = 0; i < 2; i++) {
-		if (pipe2(h[i].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		int size;
+
+		if (pipe2(h[i].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+		    (size = fcntl(h[i].pipe[1], F_GETPIPE_SZ)) <= 0)
 			goto out;
-		fcntl(h[i].pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+		h[i].cap = (size_t)size;
 	}
 	if (fcntl(a, F_SETFL, O_NONBLOCK) < 0 || fcntl(b, F_SETFL, O_NONBLOCK) < 0)
 		goto out;
