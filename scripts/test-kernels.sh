@@ -224,6 +224,7 @@ build_initramfs() {
 	done
 	cp "$OUT"/bin/* "$r/tests/bin/"
 	cp tests/kernels/guest.sh "$r/tests/guest.sh"
+	cp tests/kernels/world.sh "$r/tests/world.sh"
 	printf 'root:x:0:0:root:/root:/bin/sh\nlr:x:%s:%s:lr:/tmp:/bin/sh\n' \
 		$GUEST_UID $GUEST_UID >"$r/etc/passwd"
 	printf 'root:x:0:\nlr:x:%s:\n' $GUEST_UID >"$r/etc/group"
@@ -235,6 +236,8 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mkdir -p /dev/pts; mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 ip link set lo up
+sh /tests/world.sh /etc/hosts   # guest.sh's outside world for --allow-domain
+export LRK_USER_UID=$GUEST_UID
 exec </dev/console >/dev/console 2>&1
 exec 3>/dev/ttyS1
 stty raw -echo <&3 2>/dev/null  # no \\n -> \\r\\n on the results port
@@ -254,7 +257,7 @@ echo "@@LR-DONE@@" >&3
 exec 3>&-  # the last close of the tty waits until the UART has sent everything
 poweroff -f
 EOF
-	chmod 755 "$r/init" "$r/tests/bin"/* "$r/tests/guest.sh"
+	chmod 755 "$r/init" "$r/tests/bin"/* "$r/tests/guest.sh" "$r/tests/world.sh"
 	(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$OUT/initramfs.cpio"
 	rm -rf "$r"
 }
@@ -311,6 +314,7 @@ ROWS_MD=(
 	"kernel.surface|tcp|kernel.surface" "kernel.foreign-abi|tcp|kernel.foreign-abi"
 	"proc.no-subprocess (\`--deny-subprocess\`)|unix|proc.no-subprocess"
 	"privs.root-metadata (as root)|tcp|privs.root-metadata"
+	"net.egress-domains (\`--allow-domain\`)|egress|net.egress-domains"
 )
 explain_json() { sed -n "s/^# EXPLAIN-JSON $2 //p" "$OUT/runs/$1/root.txt" 2>/dev/null | head -1; }
 # cell JSON ID: "landlock", "seccomp", "**lost**", "-" (not requested) or "?"
@@ -361,25 +365,29 @@ write_markdown() { # LABEL...: columns in the order of their Landlock ABI
 	} >"$OUT/kernels.md"
 }
 
-# The same guest script on this machine's own kernel, natively, as root and as nobody.
+# The same guest script on this machine's own kernel, natively, as root and as nobody,
+# in a network and mount namespace of its own with the world of world.sh.
 run_host() {
-	local d=$OUT/runs/host hb t0 rc
+	local d=$OUT/runs/host hb t0
 	rm -rf "$d"
 	mkdir -p "$d"
 	hb=$(mktemp -d /tmp/landrun-kernels.XXXXXX)
-	cp "$OUT"/bin/* tests/kernels/guest.sh "$hb/"
+	cp "$OUT"/bin/* tests/kernels/guest.sh tests/kernels/world.sh "$hb/"
 	chmod 755 "$hb" "$hb"/*
 	t0=$(date +%s)
 	{
 		echo "@@LR-KERNEL $(uname -r) abi=$("$hb/lr-kguest" abi)@@"
-		echo "@@LR-BEGIN root@@"
-		rc=0
-		"$BUSYBOX" sh "$hb/guest.sh" "$hb" </dev/null 2>&1 || rc=$?
-		echo "@@LR-END root rc=$rc@@"
-		echo "@@LR-BEGIN user@@"
-		rc=0
-		"$hb/lr-kguest" runas 65534 65534 "$BUSYBOX" sh "$hb/guest.sh" "$hb" </dev/null 2>&1 || rc=$?
-		echo "@@LR-END user rc=$rc@@"
+		LRK_USER_UID=65534 unshare --net --mount --propagation private -- /bin/sh -c '
+			h=$(mktemp) && sh "$1/world.sh" "$h" >&2 && mount --bind "$h" /etc/hosts &&
+				rm -f "$h" || echo "# the world of world.sh could not be set up"
+			echo "@@LR-BEGIN root@@"
+			rc=0
+			"$2" sh "$1/guest.sh" "$1" </dev/null 2>&1 || rc=$?
+			echo "@@LR-END root rc=$rc@@"
+			echo "@@LR-BEGIN user@@"
+			rc=0
+			"$1/lr-kguest" runas 65534 65534 "$2" sh "$1/guest.sh" "$1" </dev/null 2>&1 || rc=$?
+			echo "@@LR-END user rc=$rc@@"' sh "$hb" "$BUSYBOX"
 		echo "@@LR-DONE@@"
 	} >"$d/results.txt"
 	echo $(($(date +%s) - t0)) >"$d/seconds"

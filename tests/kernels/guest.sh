@@ -449,6 +449,106 @@ else
 	check "unix: socket(AF_UNIX) denied by seccomp below ABI 9" [ "$RC" = 97 ]
 fi
 
+# ---------------------------------------------------------------- egress (--allow-domain)
+# In the world of world.sh: the command's only way out is landrun's proxy,
+# in a network namespace of its own when this kernel and user can have one
+# (asked by lr-kguest netns-probe, landrun's steps written out anew).
+P_WEB=47811
+egress() {
+	local netns want have
+	if ! grep -q allowed.test /etc/hosts || ! ip addr show lo 2>/dev/null | grep -q 11.1.1.1; then
+		echo "# egress: skipped, the world of world.sh is not set up here"
+		return 0
+	fi
+	serve web_ok tcp 11.1.1.1:$P_WEB
+	serve web_bad tcp 11.2.2.2:$P_WEB
+	serve web_loop tcp $P_WEB
+	serve web_3128 tcp 11.1.1.1:3128
+	POL="$GRANTS --allow-domain allowed.test:$P_WEB,loop.test:$P_WEB"
+	netns=$("$KG" netns-probe)
+	explain egress
+	want=lost
+	[ "$netns" = ok ] && want=netns
+	have=$(layer_of egress net.egress-domains)
+	NOTE="netns-probe: $netns"
+	check "egress: plan: net.egress-domains $want (a network namespace: $netns)" [ "$have" = "$want" ]
+	if [ "$have" = netns ]; then
+		egress_attacks egress
+	else
+		lr_mode error "$TRY" exit 0
+		check "egress: no namespace: error refuses (125)" [ "$RC" = 125 ]
+		egress_loopback egress
+	fi
+	# no user namespaces for an unprivileged user: the plan says so, and warn
+	# runs the proxy on the loopback
+	if [ "$UID_NOW" = 0 ] && [ -w /proc/sys/user/max_user_namespaces ]; then
+		local old
+		old=$(cat /proc/sys/user/max_user_namespaces)
+		trap 'echo "$old" >/proc/sys/user/max_user_namespaces; cleanup' EXIT
+		if echo 0 >/proc/sys/user/max_user_namespaces 2>/dev/null; then
+			# the user cannot reach this run's files: its own grants only
+			local upol="--rox $BIN --allow-domain allowed.test:$P_WEB"
+			run "$KG" runas $GUEST_USER $GUEST_USER "$LR" --explain=json $upol -- "$TRY" exit 0
+			NOTE="explain: $(grep -o '"egress":{[^}]*}' "$W/out")"
+			check "egress, user.max_user_namespaces=0, uid $GUEST_USER: mode loopback" \
+				grep -q '"egress":{"mode":"loopback"' "$W/out"
+			run "$KG" runas $GUEST_USER $GUEST_USER "$LR" --on-unsupported=error $upol -- "$TRY" exit 0
+			check "egress, user.max_user_namespaces=0: error refuses (125)" [ "$RC" = 125 ]
+			check "... naming net.egress-domains" grep -q "cannot enforce net.egress-domains" "$W/err"
+			local n=$(count web_ok)
+			run "$KG" runas $GUEST_USER $GUEST_USER "$LR" $upol -- "$KG" proxy-connect allowed.test:$P_WEB
+			check "egress, user.max_user_namespaces=0: warn: CONNECT allowed.test through the loopback proxy" \
+				[ "$RC" = 0 ]
+			check "... and allowed.test's server saw it" settle web_ok $((n + 1))
+		else
+			echo "# egress: cannot set user.max_user_namespaces: the fallback is not tested here"
+		fi
+		echo "$old" >/proc/sys/user/max_user_namespaces
+		trap cleanup EXIT
+	fi
+}
+
+# through the proxy: allowed works; forbidden, literal, rebinding and direct
+# fail, and their servers saw nothing but a poke from outside after them
+egress_attacks() {
+	local ok0 bad0 loop0 p0
+	ok0=$(count web_ok) bad0=$(count web_bad) loop0=$(count web_loop) p0=$(count web_3128)
+	lr "$KG" proxy-connect allowed.test:$P_WEB
+	check "egress: CONNECT allowed.test (control)" [ "$RC" = 0 ]
+	check "egress: ... allowed.test's server saw it" settle web_ok $((ok0 + 1))
+	lr "$KG" proxy-connect forbidden.test:$P_WEB
+	check "egress: CONNECT forbidden.test: 403" [ "$RC" = 43 ]
+	lr "$KG" proxy-connect 11.1.1.1:$P_WEB
+	check "egress: CONNECT 11.1.1.1 (an IP literal): 403" [ "$RC" = 43 ]
+	lr "$KG" proxy-connect loop.test:$P_WEB
+	check "egress: CONNECT loop.test (an allowed name on 127.0.0.1): 403" [ "$RC" = 43 ]
+	lr "$NET" tcp-connect 11.1.1.1 3128
+	check "egress: direct TCP to 11.1.1.1:3128 (the proxy's port): no route (ENETUNREACH)" \
+		[ "$RC" = 101 ]
+	plain "$NET" tcp-connect 11.2.2.2 $P_WEB
+	check "egress: forbidden.test's server saw only the poke from outside" settle web_bad $((bad0 + 1))
+	plain "$NET" tcp-connect 127.0.0.1 $P_WEB
+	check "egress: the loopback server saw only the poke from outside" settle web_loop $((loop0 + 1))
+	plain "$NET" tcp-connect 11.1.1.1 3128
+	check "egress: 11.1.1.1:3128 saw only the poke from outside" settle web_3128 $((p0 + 1))
+	check "egress: allowed.test's server saw the control only (not the IP literal)" \
+		settle web_ok $((ok0 + 1))
+}
+
+# without a namespace (warn): the proxy on the loopback still decides
+egress_loopback() {
+	local n=$(count web_ok)
+	lr "$KG" proxy-connect allowed.test:$P_WEB
+	check "egress (loopback): CONNECT allowed.test works" [ "$RC" = 0 ]
+	check "egress (loopback): ... allowed.test's server saw it" settle web_ok $((n + 1))
+	lr "$KG" proxy-connect forbidden.test:$P_WEB
+	check "egress (loopback): CONNECT forbidden.test: 403" [ "$RC" = 43 ]
+}
+
+GUEST_USER=${LRK_USER_UID:-1000}
+[ "$UID_NOW" = 0 ] || GUEST_USER=$UID_NOW
+egress
+
 echo "1..$N"
 echo "# $((N - FAILED)) passed, $FAILED failed (uid $UID_NOW, ABI $ABI)"
 [ $FAILED = 0 ]

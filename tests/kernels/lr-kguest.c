@@ -5,13 +5,21 @@
  *
  *   abi                       print "ABI ERRNO": "6 -", or "0 EOPNOTSUPP"
  *   runas UID GID CMD [ARGS]  drop every group, then gid, then uid; exec CMD
- *   serve tcp|udp PORT LOG    a witness outside the sandbox, on 127.0.0.1:PORT
+ *   serve tcp|udp [ADDR:]PORT LOG  a witness outside the sandbox, on ADDR (an
+ *                             IPv4 address, 127.0.0.1 if not given):PORT
  *   serve unix PATH LOG       ... on a pathname UNIX socket
  *   serve abstract NAME LOG   ... on an abstract UNIX socket
  *   serve signal LOG          ... recording each SIGUSR1 it receives
  *   ioctl-dev PATH            open PATH read-only and ioctl(FIONREAD) on it;
  *                             0 if the call reached the driver (its ENOTTY)
  *   unix-selftest PATH        bind a socket at PATH, connect to it, accept
+ *   netns-probe               can this process have a network namespace?  A
+ *                             child tries (a user namespace first without
+ *                             CAP_SYS_ADMIN, then the network namespace, lo
+ *                             up): prints "ok" or the errno's name
+ *   proxy-connect HOST:PORT   CONNECT through $HTTPS_PROXY: exit 0 if it
+ *                             answered 200, 43 for 403, 52 for 502, 1 for
+ *                             another answer, the errno if it is unreachable
  *
  * A server is ready when "serve" returns: it binds before it forks, prints
  * the server's pid and leaves it running in the background.  The server
@@ -32,10 +40,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define USAGE_ERROR 200
@@ -45,7 +56,8 @@ static const char *log_path;
 static void usage(void)
 {
 	fprintf(stderr, "usage: lr-kguest abi | runas UID GID CMD... | serve KIND ADDR LOG |\n"
-			"       serve signal LOG | ioctl-dev PATH | unix-selftest PATH\n");
+			"       serve signal LOG | ioctl-dev PATH | unix-selftest PATH |\n"
+			"       netns-probe | proxy-connect HOST:PORT\n");
 	exit(USAGE_ERROR);
 }
 
@@ -114,10 +126,17 @@ static int server_socket(const char *kind, const char *addr)
 	memset(&ss, 0, sizeof(ss));
 	if (!strcmp(kind, "tcp") || !strcmp(kind, "udp")) {
 		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		const char *colon = strchr(addr, ':');
+		char host[64];
 
 		in->sin_family = AF_INET;
-		in->sin_port = htons((uint16_t)atoi(addr));
+		in->sin_port = htons((uint16_t)atoi(colon ? colon + 1 : addr));
 		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (colon) {
+			snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+			if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+				usage();
+		}
 		len = sizeof(*in);
 	} else if (!strcmp(kind, "unix") || !strcmp(kind, "abstract")) {
 		len = unix_addr(addr, kind[0] == 'a', (struct sockaddr_un *)&ss);
@@ -243,6 +262,110 @@ static int op_unix_selftest(const char *path)
 	return r;
 }
 
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	r = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno ? errno : EIO;
+	close(fd);
+	return r;
+}
+
+/* In a child, as landrun's egress.c does it, written out anew here. */
+static int netns_child(void)
+{
+	struct ifreq ifr;
+	char map[64];
+	int fd, r;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		if (errno != EPERM || unshare(CLONE_NEWUSER) < 0)
+			return errno;
+		r = write_file("/proc/self/setgroups", "deny");
+		if (r && r != ENOENT)
+			return r;
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		if ((r = write_file("/proc/self/uid_map", map)))
+			return r;
+		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+		if ((r = write_file("/proc/self/gid_map", map)))
+			return r;
+		if (unshare(CLONE_NEWNET) < 0)
+			return errno;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	r = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (r == 0)
+		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	return r < 0 ? errno : 0;
+}
+
+static int op_netns_probe(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(netns_child());
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	if (WEXITSTATUS(st) == 0)
+		printf("ok\n");
+	else
+		printf("%s\n", strerrorname_np(WEXITSTATUS(st)) ?: "?");
+	return 0;
+}
+
+static int op_proxy_connect(const char *target)
+{
+	const char *proxy = getenv("HTTPS_PROXY");
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	char host[64], req[512], resp[512];
+	unsigned port;
+	size_t len = 0;
+	int fd;
+
+	if (!proxy || sscanf(proxy, "http://%63[^:]:%u", host, &port) != 2 ||
+	    inet_pton(AF_INET, host, &in.sin_addr) != 1)
+		usage();
+	in.sin_port = htons((uint16_t)port);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&in, sizeof(in)) < 0)
+		return errno;
+	snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		return errno ? errno : EIO;
+	while (len < sizeof(resp) - 1) {
+		ssize_t n = read(fd, resp + len, sizeof(resp) - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		resp[len] = '\0';
+		if (strstr(resp, "\r\n\r\n"))
+			break;
+	}
+	resp[len] = '\0';
+	close(fd);
+	printf("%.*s\n", (int)strcspn(resp, "\r"), resp);
+	if (!strncmp(resp, "HTTP/1.1 200", 12))
+		return 0;
+	if (!strncmp(resp, "HTTP/1.1 403", 12))
+		return 43;
+	if (!strncmp(resp, "HTTP/1.1 502", 12))
+		return 52;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -258,6 +381,10 @@ int main(int argc, char **argv)
 		return op_ioctl_dev(argv[2]);
 	if (!strcmp(op, "unix-selftest") && argc == 3)
 		return op_unix_selftest(argv[2]);
+	if (!strcmp(op, "netns-probe") && argc == 2)
+		return op_netns_probe();
+	if (!strcmp(op, "proxy-connect") && argc == 3)
+		return op_proxy_connect(argv[2]);
 	usage();
 	return USAGE_ERROR;
 }
