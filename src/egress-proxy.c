@@ -547,10 +547,11 @@ static void proxy(int client)
 		decided("refused", "a request", why);
 		return;
 	}
-	snprintf(what, sizeof(what), "%s %s:%u", req.method, req.host, req.port);
+	/* the host as the client wrote it is never echoed: it may hold anything */
 	if (lr_egress_norm_host(req.host, host, sizeof(host), &is_addr, addr) < 0) {
 		answer(client, 400, "http_request_error", "not a host name or an IP address");
-		decided("refused", what, "not a host name or an IP address");
+		snprintf(what, sizeof(what), "%s (a host that is no name or address)", req.method);
+		decided("refused", what, NULL);
 		return;
 	}
 	snprintf(what, sizeof(what), "%s %s%s%s:%u", req.method, strchr(host, ':') ? "[" : "", host,

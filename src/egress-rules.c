@@ -384,6 +384,8 @@ int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, cons
 	if (!head_end)
 		return fail(why, "no end of the request head");
 	req->head_len = (size_t)(head_end - buf) + 4;
+	if (memchr(buf, '\0', req->head_len))
+		return fail(why, "a NUL byte in the request head");
 	eol = memmem(buf, len, "\r\n", 2);
 	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
@@ -441,7 +443,8 @@ static bool hop_header(const char *line, size_t len)
 int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
 			  struct lr_buf *out)
 {
-	const char *line = strstr(buf, "\r\n") + 2, *end = buf + req->head_len - 2;
+	const char *end = buf + req->head_len - 2; /* the blank line's CRLF */
+	const char *line = (const char *)memmem(buf, req->head_len, "\r\n", 2) + 2;
 	bool v6 = strchr(req->host, ':') != NULL, dropping = false;
 	char host[sizeof(req->host) + 16];
 	int r;
@@ -460,7 +463,7 @@ int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
 	r = r ?: lr_buf_add(out, host, strlen(host));
 	r = r ?: lr_buf_add(out, "\r\n", 2);
 	while (r == 0 && line < end) {
-		const char *eol = strstr(line, "\r\n");
+		const char *eol = memmem(line, (size_t)(end - line) + 2, "\r\n", 2);
 		size_t len = (size_t)(eol - line);
 
 		/* a folded line continues the header before it */

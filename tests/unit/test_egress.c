@@ -349,6 +349,7 @@ static const struct http_case http_cases[] = {
 	{ .head = "GET http://a.test/\r\n\r\n", .r = -EINVAL },
 	{ .head = "CONNECT a.test:443 HTTP/1.1\r\n", .r = -EINVAL },		/* no blank line yet */
 	{ .head = "\r\n\r\n", .r = -EINVAL },
+	{ .head = "GET http://a.test/ HTTP/1.1\r\nX: a\0b\r\n\r\n", .r = -EINVAL },
 };
 
 Test(egress_http, parse)
@@ -357,7 +358,9 @@ Test(egress_http, parse)
 		const struct http_case *c = &http_cases[i];
 		struct lr_http_request req;
 		const char *why = NULL;
-		int r = lr_http_parse(c->head, strlen(c->head), &req, &why);
+		/* the NUL case: its whole head, past the NUL */
+		size_t len = strstr(c->head, "\r\nX: a") ? strlen(c->head) + 6 : strlen(c->head);
+		int r = lr_http_parse(c->head, len, &req, &why);
 
 		cr_expect_eq(r, c->r, "%zu '%.40s': %d, want %d", i, c->head, r, c->r);
 		if (r < 0)
