@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the egress helper reads from the sandboxed command (a proxy request's
+ * head: lr_http_parse, then lr_http_upstream_head) and what it checks (the
+ * host: lr_egress_norm_host and lr_egress_addr_class), and the
+ * --allow-domain items (lr_egress_parse_dest), with their invariants: a head
+ * parsed lies within the input and yields one Host and a closing blank line;
+ * a host or item that parses prints back to itself.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fuzz.h"
+#include "landrun/egress.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+static size_t count_ci(const char *s, size_t len, const char *needle)
+{
+	size_t n = 0, nl = strlen(needle);
+
+	for (size_t i = 0; i + nl <= len; i++)
+		n += strncasecmp(s + i, needle, nl) == 0;
+	return n;
+}
+
+static void head(const char *buf, size_t size)
+{
+	struct lr_http_request req;
+	struct lr_buf out = { 0 };
+	const char *why = NULL;
+	int r = lr_http_parse(buf, size, &req, &why);
+
+	lr_fuzz_check(r == 0 || ((r == -EINVAL || r == -ENOTSUP) && why), "result %d", r);
+	if (r < 0)
+		return;
+	lr_fuzz_check(req.head_len <= size && req.head_len >= 4, "head_len %zu of %zu", req.head_len,
+		      size);
+	lr_fuzz_check(memcmp(buf + req.head_len - 4, "\r\n\r\n", 4) == 0, "no blank line at the end");
+	lr_fuzz_check(req.host[0] && req.port, "host '%s' port %u", req.host, req.port);
+	if (req.kind == LR_HTTP_CONNECT)
+		return;
+	lr_fuzz_check(req.target >= buf && req.target + req.target_len <= buf + req.head_len,
+		      "target outside the head");
+	r = lr_http_upstream_head(buf, &req, &out);
+	lr_fuzz_check(r == 0 || r == -ENOMEM, "upstream head: %d", r);
+	if (r < 0)
+		return;
+	lr_fuzz_check(out.len >= 4 && memcmp(out.s + out.len - 4, "\r\n\r\n", 4) == 0,
+		      "the upstream head does not end with a blank line");
+	lr_fuzz_check(memmem(out.s, out.len, "\r\n\r\n", 4) == out.s + out.len - 4,
+		      "a blank line inside the upstream head");
+	lr_fuzz_check(count_ci(out.s, out.len, "\r\nhost:") == 1, "not one Host header");
+	lr_fuzz_check(count_ci(out.s, out.len, "\r\nproxy-authorization:") == 0,
+		      "Proxy-Authorization forwarded");
+	free(out.s);
+}
+
+static void host(const char *s)
+{
+	char norm[256], again[256];
+	uint8_t addr[16], addr2[16];
+	bool is_addr, is_addr2;
+
+	if (lr_egress_norm_host(s, norm, sizeof(norm), &is_addr, addr) < 0)
+		return;
+	lr_fuzz_check(norm[0], "an empty host from '%s'", s);
+	lr_fuzz_check(lr_egress_norm_host(norm, again, sizeof(again), &is_addr2, addr2) == 0,
+		      "'%s' normalised to '%s', which does not parse", s, norm);
+	lr_fuzz_check(strcmp(norm, again) == 0 && is_addr == is_addr2, "'%s' -> '%s' -> '%s'", s,
+		      norm, again);
+	if (is_addr) {
+		lr_fuzz_check(memcmp(addr, addr2, 16) == 0, "'%s': the address changed", s);
+		(void)lr_egress_addr_class(addr);
+	}
+}
+
+static void dest(const char *s)
+{
+	struct lr_dest d, d2;
+	char text[300];
+
+	if (lr_egress_parse_dest(s, &d) < 0)
+		return;
+	lr_egress_dest_text(&d, text, sizeof(text));
+	lr_fuzz_check(lr_egress_parse_dest(text, &d2) == 0, "'%s' printed as '%s', which does not parse",
+		      s, text);
+	lr_fuzz_check(d.kind == d2.kind && d.port == d2.port && strcmp(d.host, d2.host) == 0,
+		      "'%s' -> '%s' is another item", s, text);
+	lr_egress_dest_free(&d);
+	lr_egress_dest_free(&d2);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	head(s, size);
+	host(s);
+	dest(s);
+	free(s);
+	return 0;
+}
