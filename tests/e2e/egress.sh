@@ -83,15 +83,7 @@ LANDRUN=$BIN/landrun NET=$BIN/lr-net TRY=$BIN/lr-try
 W=$TMP/t/work
 mkdir -p "$W" || exit 1
 PYTHON=/usr/bin/python3
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-}
-trap cleanup EXIT
+trap e2e_reap EXIT
 
 e2e_hello "landrun egress e2e" "binaries in $BIN"
 LR_EGRESS_V6=
@@ -113,18 +105,7 @@ A=(--allow-domain allowed.test:8080,allowed.test:8443,loop.test:8080,private.tes
 A+=(--allow-domain metadata.test:80,ula.test:8080,'*.wild.test:8080')
 lr() { run "$LANDRUN" "${G[@]}" "$@"; }
 
-declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [93]=EPROTONOSUPPORT [97]=EAFNOSUPPORT
-	[101]=ENETUNREACH [111]=ECONNREFUSED [125]=landrun-refused)
-expect() { # DESC WANT ("A|B")
-	local w
-	for w in ${2//|/ }; do
-		if [ "$RC" = "$w" ]; then
-			tap_ok "$1 -> ${ERRNO[$RC]:-$RC}"
-			return
-		fi
-	done
-	tap_not_ok "$1 (want $2, got $RC ${ERRNO[$RC]:-})"
-}
+# expect DESC WANT ("A|B") comes from lib.sh
 out_has() { grep -q -- "$1" "$W/out"; }
 err_has() { grep -q -- "$1" "$W/err"; }
 
@@ -240,14 +221,6 @@ done
 eval "$(cat "$W/ready")"
 echo "# servers up; the host's loopback: forwarded $FWD, other $OTHER; IPv6: ${LR_EGRESS_V6:-no}"
 
-count() { if [ -f "$W/$1.log" ]; then wc -l <"$W/$1.log"; else echo 0; fi; }
-wait_count() { # NAME N: until the log has N lines (3 s at most)
-	for _ in $(seq 60); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # poke NAME: reach the server from outside any sandbox
 poke() {
 	case $1 in
@@ -265,29 +238,8 @@ poke() {
 	other) curl -s -o /dev/null "http://127.0.0.1:$OTHER/poke" ;;
 	esac
 }
-BEFORE=0
-mark() { BEFORE=$(count "$1"); }
-saw() { # DESC NAME: the attempt reached the server
-	if wait_count "$2" $((BEFORE + 1)); then tap_ok "$1: the $2 server saw it"; else
-		tap_not_ok "$1: the $2 server saw nothing"
-	fi
-}
-saw_nothing() { # DESC NAME: after the attempt, a poke from outside is the only new line
-	local n
-	if ! poke "$2"; then
-		tap_not_ok "$1: cannot poke the $2 server from outside"
-		return
-	fi
-	wait_count "$2" $((BEFORE + 1))
-	sleep 0.05
-	n=$(count "$2")
-	if [ "$n" = $((BEFORE + 1)) ]; then
-		tap_ok "$1: the $2 server saw nothing (but the poke from outside)"
-	else
-		tap_not_ok "$1: the $2 server saw $((n - BEFORE - 1)) line(s) besides the poke"
-		sed -n "$((BEFORE + 1)),\$s/^/#   $2: /p" "$W/$2.log"
-	fi
-}
+# count, wait_count, mark, saw, saw_nothing (the servers log $W/NAME.log,
+# poked from outside by poke above) come from lib.sh.
 
 # A client of the proxy, inside the sandbox: CONNECT or an absolute URI to
 # the proxy in $HTTPS_PROXY; prints the status line, Proxy-Status, and over a
@@ -544,21 +496,27 @@ client --log-level info "${A[@]}" "${C[@]}" connect forbidden.test:8080
 assert "--log-level info: a refusal is logged with its reason" \
 	err_has "egress: refused CONNECT forbidden.test:8080: not in --allow-domain"
 
+# helper_of PID: HELPER, the landrun-egress of the landrun PID (its pidfd,
+# fd 4, is of that pid), once it is there (3 s at most), or empty
+helper_of() {
+	local p
+	HELPER=
+	for _ in $(seq 60); do
+		for p in $(pgrep -x landrun-egress); do
+			grep -qx "Pid:[[:space:]]*$1" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
+		done
+		[ -n "$HELPER" ] && return
+		sleep 0.05
+	done
+}
+
 SECRET=egress-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 printf 'API_KEY=%s-file\n' "$SECRET" >"$W/secret.env"
 chmod 600 "$W/secret.env"
 LR_SECRET_ENV=$SECRET-env "$LANDRUN" "${G[@]}" "${A[@]}" --env-file "$W/secret.env" \
 	--env API_KEY --env LR_SECRET_ENV -- /bin/sleep 4 >"$W/out" 2>"$W/err" &
 LRPID=$!
-HELPER=
-for _ in $(seq 60); do
-	for p in $(pgrep -x landrun-egress); do
-		# the helper of this run: its pidfd is of landrun's pid
-		grep -qx "Pid:[[:space:]]*$LRPID" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
-	done
-	[ -n "$HELPER" ] && break
-	sleep 0.05
-done
+helper_of "$LRPID"
 if [ -z "$HELPER" ]; then
 	tap_not_ok "the helper of the run is found (landrun-egress, its pidfd on landrun's pid)"
 else
@@ -637,14 +595,7 @@ fi
 # killed: the helper goes too
 "$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sleep 30 >/dev/null 2>&1 &
 LRPID=$!
-HELPER=
-for _ in $(seq 60); do
-	for p in $(pgrep -x landrun-egress); do
-		grep -qx "Pid:[[:space:]]*$LRPID" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
-	done
-	[ -n "$HELPER" ] && break
-	sleep 0.05
-done
+helper_of "$LRPID"
 kill -9 "$LRPID"
 wait "$LRPID" 2>/dev/null
 gone=no

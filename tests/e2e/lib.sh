@@ -182,15 +182,83 @@ tool() {
 	return 0
 }
 
-# expect DESC WANT: the last run's status RC is WANT (or one of "A|B").
-# run.sh and net.sh have their own, which name errnos.
+# Exit statuses by name, for expect (the helpers exit with the errno; a
+# script may add its own: ERRNO[38]=ENOSYS).
+declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [25]=ENOTTY [38]=ENOSYS
+	[93]=EPROTONOSUPPORT [97]=EAFNOSUPPORT [101]=ENETUNREACH [111]=ECONNREFUSED
+	[125]=landrun-refused [-31]=killed-by-SIGSYS)
+
+# expect DESC WANT: the last run's status RC is WANT (or one of "A|B"),
+# named by ERRNO; true if it is.  run.sh has its own.
 expect() {
 	local w
 	for w in ${2//|/ }; do
-		[ "$RC" = "$w" ] && { tap_ok "$1 -> $RC"; return 0; }
+		if [ "$RC" = "$w" ]; then
+			tap_ok "$1 -> ${ERRNO[$RC]:-$RC}"
+			return 0
+		fi
 	done
-	tap_not_ok "$1 (want $2, got $RC)"
+	tap_not_ok "$1 (want $2 ${ERRNO[$2]:-}, got $RC ${ERRNO[$RC]:-})"
 	return 1
+}
+
+# Background processes of the body (servers, witnesses): PIDS+=($!) after
+# starting one; e2e_reap, the body's EXIT trap, ends them all.
+PIDS=()
+e2e_reap() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------
+# Witnesses: servers outside the sandbox that append one line to $W/NAME.log
+# for each arrival.  The script defines poke NAME, which reaches NAME from
+# outside any sandbox (one line).  The attempt runs between mark and
+# saw/saw_nothing.
+
+count() { # NAME: lines in its log
+	if [ -f "$W/$1.log" ]; then wc -l <"$W/$1.log"; else echo 0; fi
+}
+
+wait_count() { # NAME N: until the log has at least N lines (3 s at most)
+	for _ in $(seq 60); do
+		[ "$(count "$1")" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+BEFORE=0
+mark() { BEFORE=$(count "$1"); }
+
+saw() { # DESC NAME: the attempt reached the witness
+	if wait_count "$2" $((BEFORE + 1)); then
+		tap_ok "$1: the $2 witness saw it"
+	else
+		tap_not_ok "$1: the $2 witness saw nothing"
+	fi
+}
+
+# saw_nothing DESC NAME: after the attempt, a poke from outside is the only
+# new line in the witness's log
+saw_nothing() {
+	local n
+	if ! poke "$2"; then
+		tap_not_ok "$1: cannot poke the $2 witness from outside"
+		return
+	fi
+	wait_count "$2" $((BEFORE + 1))
+	sleep 0.05
+	n=$(count "$2")
+	if [ "$n" = $((BEFORE + 1)) ]; then
+		tap_ok "$1: the $2 witness saw nothing (but the poke from outside)"
+	else
+		tap_not_ok "$1: the $2 witness saw $((n - BEFORE - 1)) line(s) besides the poke"
+		sed -n "$((BEFORE + 1)),\$s/^/#   $2: /p" "$W/$2.log"
+	fi
 }
 
 # The plan and the summary, last: fails when a check failed (but a TODO).

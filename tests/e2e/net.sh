@@ -38,15 +38,7 @@ NET=$BIN/lr-net
 W=$TMP/t/work	# witness logs and sockets, and the output of the last run
 mkdir -p "$W/sock" || exit 1
 PYTHON=/usr/bin/python3
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-}
-trap cleanup EXIT
+trap e2e_reap EXIT
 
 e2e_hello "landrun net e2e" "binaries in $BIN"
 
@@ -67,21 +59,7 @@ lr() {
 	run "$LANDRUN" --rox "$BIN" "$@"
 }
 
-declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [25]=ENOTTY [38]=ENOSYS
-	[93]=EPROTONOSUPPORT [97]=EAFNOSUPPORT [111]=ECONNREFUSED
-	[125]=landrun-refused [-31]=killed-by-SIGSYS)
-
-# expect DESC WANT: the last run's status is WANT (or one of "A|B")
-expect() {
-	local w
-	for w in ${2//|/ }; do
-		if [ "$RC" = "$w" ]; then
-			tap_ok "$1 -> ${ERRNO[$RC]:-$RC}"
-			return
-		fi
-	done
-	tap_not_ok "$1 (want $2 ${ERRNO[$2]:-}, got $RC ${ERRNO[$RC]:-})"
-}
+# expect DESC WANT and the ERRNO names come from lib.sh.
 
 err_has() { grep -qF -- "$1" "$W/err"; }
 
@@ -208,19 +186,6 @@ DGRAM_SOCK=$W/sock/dgram.sock
 echo "# witnesses: tcp $TCP1 and $TCP2, udp $UDP, unix $STREAM_SOCK and $DGRAM_SOCK," \
 	"abstract @$ABSTRACT, signals to pid $SIGPID; free ports $FREE1 $FREE2"
 
-count() { # WITNESS: lines in its log
-	if [ -f "$W/$1.log" ]; then wc -l <"$W/$1.log"; else echo 0; fi
-}
-
-# wait_count WITNESS N: until the log has at least N lines (3 s at most)
-wait_count() {
-	for _ in $(seq 60); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # poke WITNESS: reach it from outside any sandbox (one log line)
 poke() {
 	case $1 in
@@ -234,37 +199,8 @@ poke() {
 	esac
 }
 
-# The attempt runs between mark and saw/saw_nothing.
-BEFORE=0
-mark() { BEFORE=$(count "$1"); }
-
-# saw DESC WITNESS: the attempt reached the witness
-saw() {
-	if wait_count "$2" $((BEFORE + 1)); then
-		tap_ok "$1: the $2 witness saw it"
-	else
-		tap_not_ok "$1: the $2 witness saw nothing"
-	fi
-}
-
-# saw_nothing DESC WITNESS: after the attempt, a poke from outside is the
-# only new line in the witness's log
-saw_nothing() {
-	local n
-	if ! poke "$2"; then
-		tap_not_ok "$1: cannot poke the $2 witness from outside"
-		return
-	fi
-	wait_count "$2" $((BEFORE + 1))
-	sleep 0.05
-	n=$(count "$2")
-	if [ "$n" = $((BEFORE + 1)) ]; then
-		tap_ok "$1: the $2 witness saw nothing (but the poke from outside)"
-	else
-		tap_not_ok "$1: the $2 witness saw $((n - BEFORE - 1)) line(s) besides the poke"
-		sed -n "$((BEFORE + 1)),\$s/^/#   $2: /p" "$W/$2.log"
-	fi
-}
+# count, wait_count, mark, saw, saw_nothing (the witness logs $W/NAME.log,
+# poked from outside by poke above) come from lib.sh.
 
 # denied DESC WANT WITNESS LANDRUN-ARGS...: the attempt fails with WANT and
 # the witness saw nothing

@@ -37,18 +37,7 @@ lr() {
 	run "$LANDRUN" --rox "$BIN" "$@"
 }
 
-declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [125]=landrun-failed)
-
-expect() { # DESC WANT (or "A|B")
-	local w
-	for w in ${2//|/ }; do
-		if [ "$RC" = "$w" ]; then
-			tap_ok "$1 -> ${ERRNO[$RC]:-$RC}"
-			return
-		fi
-	done
-	tap_not_ok "$1 (want $2, got $RC ${ERRNO[$RC]:-})"
-}
+# expect DESC WANT (or "A|B") comes from lib.sh.
 
 out_has() { grep -qF -- "$1" "$W/out"; }
 out_matches() { grep -qE -- "$1" "$W/out"; }
