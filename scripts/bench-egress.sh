@@ -19,8 +19,10 @@
 # Ratios are taken within a round, then their median (and range) over the
 # rounds.  Then, in each round, the CPU time the proxy (the landrun-egress
 # helper, found by its pidfd) spends relaying ten times MEGABYTES, against
-# what the server spends sending them.  About two minutes.  Exit 0, or 2 on a harness
-# error.
+# what the server spends sending them.  Last, what --allow-domain adds to
+# landrun's start (hyperfine, /bin/true with and without it: the namespace,
+# the helper's start, the witness).  About three minutes.  Exit 0, or 2 on a
+# harness error.
 source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
 ROUNDS=${1:-10}
@@ -102,6 +104,12 @@ for r in $(seq "$ROUNDS"); do
 	echo "bench: round $r/$ROUNDS done" >&2
 done
 bench_load
+
+C_NAMES=()
+C_CMDS=()
+bench_add "landrun" "$LANDRUN --rox /usr,/lib,/lib64 -- /bin/true"
+bench_add "landrun --allow-domain" "$LANDRUN --rox /usr,/lib,/lib64 --allow-domain localhost:$PORT -- /bin/true"
+bench_run "start-up: /bin/true" "$W/startup.json" "landrun" --warmup 20 --runs 300
 
 python3 - "$W/results" "$CONNS" "$MB" "$W/cpu" "$(getconf CLK_TCK)" <<'EOF'
 import statistics, sys

@@ -32,6 +32,7 @@
 
 #define CHUNK (1 << 20)
 
+static void die(const char *what) __attribute__((noreturn));
 static void die(const char *what)
 {
 	perror(what);
@@ -134,6 +135,7 @@ static void *serve_one(void *arg)
 	return NULL;
 }
 
+static int serve(const char *portfile) __attribute__((noreturn));
 static int serve(const char *portfile)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
