@@ -101,10 +101,11 @@ static void say(int level, const char *fmt, ...)
 }
 
 /*
- * Every decision goes through here: one line at --log-level info.  The
- * supervisor's audit log (issue 11) is the other place it belongs: when
- * landrun has one, its descriptor comes over the control socket and the
- * decision is written there too, as one JSON record.
+ * Every decision goes through here: one line at --log-level info.  The hook
+ * for the supervisor's audit log (--audit-log, issue 11), which main does
+ * not have yet: landrun would send its descriptor over the control socket
+ * with the configuration (a message "audit" and the fd), and this function
+ * would write each decision there too, as one JSON record of the run.
  */
 static void decided(const char *verdict, const char *what, const char *detail)
 {
