@@ -10,6 +10,7 @@
 
 #include "landrun/cli.h"
 #include "landrun/config.h"
+#include "landrun/egress.h"
 
 const char lr_cli_usage[] =
 	"Usage: landrun [OPTIONS] [--] COMMAND [ARGS...]\n"
@@ -183,6 +184,11 @@ static enum lr_opt_result check_conflicts(const struct lr_policy *p, struct lr_o
 				   : p->n_bind_tcp     ? "bind-tcp"
 				   : p->n_allow_domains ? "allow-domain"
 							: "unix");
+	/* each is a listener in the command's network namespace */
+	if (p->n_allow_domains && lr_egress_count_ports(p) > LR_EGRESS_MAX_FORWARDS)
+		return lr_opt_fail(err, "--connect-tcp with --allow-domain: %zu ports to forward from "
+					"the host's loopback, more than %d",
+				   lr_egress_count_ports(p), LR_EGRESS_MAX_FORWARDS);
 	if (p->unrestricted_fs) {
 		for (size_t i = 0; i < p->n_grants; i++)
 			if (p->grants[i].access != LR_ACCESS_UNIX)
