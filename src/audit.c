@@ -207,6 +207,33 @@ char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *o, int s
 	return finish(out, &buf);
 }
 
+char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char *request,
+		      const char *host, unsigned port, const char *address, const char *reason)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	head(out, a, "egress", getpid());
+	fputs(",\"decision\":", out);
+	lr_json_str(out, decision);
+	fputs(",\"request\":", out);
+	lr_json_str(out, request);
+	fputs(",\"host\":", out);
+	lr_json_str(out, host);
+	if (port)
+		fprintf(out, ",\"port\":%u", port);
+	else
+		fputs(",\"port\":null", out);
+	fputs(",\"address\":", out);
+	lr_json_str(out, address);
+	fputs(",\"reason\":", out);
+	lr_json_str(out, reason);
+	return finish(out, &buf);
+}
+
 int lr_audit_write(const struct lr_audit *a, const char *line)
 {
 	size_t len = strlen(line);

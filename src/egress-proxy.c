@@ -74,7 +74,8 @@ static struct {
 	struct listener ls[LR_EGRESS_MAX_FORWARDS + 1];
 	size_t n_ls;
 	int witness;
-} H = { .witness = -1 };
+	struct lr_audit audit;	/* the run's --audit-log, fd -1 if none */
+} H = { .witness = -1, .audit = { .fd = -1 } };
 
 /* ---------------------------------------------------------------- logging */
 
@@ -100,16 +101,37 @@ static void say(int level, const char *fmt, ...)
 	}
 }
 
-/*
- * Every decision goes through here: one line at --log-level info.  The hook
- * for the supervisor's audit log (--audit-log, issue 11), which main does
- * not have yet: landrun would send its descriptor over the control socket
- * with the configuration (a message "audit" and the fd), and this function
- * would write each decision there too, as one JSON record of the run.
- */
-static void decided(const char *verdict, const char *what, const char *detail)
+/* One decision of the proxy's. */
+struct decision {
+	const char *verdict;	/* "allowed", "refused", "failed", "forwarded" */
+	const char *request;	/* the method, "forward", or NULL: no request */
+	const char *host;	/* normalised, or NULL */
+	unsigned port;
+	const char *address;	/* allowed, forwarded: what was connected to */
+	const char *reason;	/* refused, failed */
+};
+
+/* Every decision goes through here: one line at --log-level info, and one
+ * record in the run's --audit-log when there is one. */
+static void decided(const struct decision *d)
 {
-	say(LR_LOG_INFO, "%s %s%s%s", verdict, what, detail ? ": " : "", detail ? detail : "");
+	const char *detail = d->address ? d->address : d->reason;
+	bool v6 = d->host && strchr(d->host, ':');
+	char *rec;
+
+	if (d->host)
+		say(LR_LOG_INFO, "%s %s %s%s%s:%u%s%s", d->verdict, d->request, v6 ? "[" : "", d->host,
+		    v6 ? "]" : "", d->port, detail ? ": " : "", detail ? detail : "");
+	else
+		say(LR_LOG_INFO, "%s %s%s%s", d->verdict, d->request ? d->request : "a request",
+		    detail ? ": " : "", detail ? detail : "");
+	if (H.audit.fd < 0)
+		return;
+	rec = lr_audit_egress(&H.audit, d->verdict, d->request, d->host, d->port, d->address,
+			      d->reason);
+	if (!rec || lr_audit_write(&H.audit, rec) < 0)
+		say(LR_LOG_ERROR, "cannot write to the audit log: %s", rec ? strerror(errno) : "out of memory");
+	free(rec);
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -135,14 +157,19 @@ static int read_config(void)
 
 	for (;;) {
 		struct lr_dest *d;
-		int kind, port, off = 0;
+		int kind, port, off = 0, afd;
 
-		if (lr_egress_recv(CTL_FD, msg, sizeof(msg), NULL) < 0)
+		if (lr_egress_recv(CTL_FD, msg, sizeof(msg), &afd) < 0)
 			return -EIO;
 		if (strcmp(msg, "end") == 0)
 			return 0;
 		if (sscanf(msg, "log %d", &H.log_level) == 1)
 			continue;
+		if (strncmp(msg, "audit ", 6) == 0 && afd >= 0) {
+			H.audit.fd = afd;
+			snprintf(H.audit.run, sizeof(H.audit.run), "%.32s", msg + 6);
+			continue;
+		}
 		if (sscanf(msg, "allow %d %d %n", &kind, &port, &off) != 2 || !off)
 			return -EPROTO;
 		d = lr_array_push(&H.dests, &H.n_dests, sizeof(*d));
@@ -527,8 +554,9 @@ static int resolve(const char *host, uint16_t port, struct targets *t, const cha
 static void proxy(int client)
 {
 	struct timeval tmo = { .tv_sec = HEAD_TIMEOUT_S };
-	char buf[HEAD_MAX], host[256], what[400], detail[400], atext[64];
+	char buf[HEAD_MAX], host[256], detail[400], atext[64];
 	struct lr_http_request req;
+	struct decision d;
 	struct targets t = { 0 };
 	const char *why, *gai = NULL;
 	struct lr_buf head = { 0 };
@@ -545,29 +573,31 @@ static void proxy(int client)
 	}
 	if (lr_http_parse(buf, (size_t)len, &req, &why) < 0) {
 		answer(client, 400, "http_request_error", why);
-		decided("refused", "a request", why);
+		decided(&(struct decision){ "refused", .reason = why });
 		return;
 	}
 	/* the host as the client wrote it is never echoed: it may hold anything */
 	if (lr_egress_norm_host(req.host, host, sizeof(host), &is_addr, addr) < 0) {
 		answer(client, 400, "http_request_error", "not a host name or an IP address");
-		snprintf(what, sizeof(what), "%s (a host that is no name or address)", req.method);
-		decided("refused", what, NULL);
+		decided(&(struct decision){ "refused", req.method,
+					    .reason = "a host that is no name or address" });
 		return;
 	}
-	snprintf(what, sizeof(what), "%s %s%s%s:%u", req.method, strchr(host, ':') ? "[" : "", host,
-		 strchr(host, ':') ? "]" : "", req.port);
+	d = (struct decision){ "refused", req.method, host, req.port, .address = NULL };
 	if (is_addr && !lr_egress_addr_allowed(H.dests, H.n_dests, addr, req.port)) {
-		snprintf(detail, sizeof(detail), "%s: an IP address; only the names in --allow-domain "
-			 "are allowed (or the address itself, given there)", what + strlen(req.method) + 1);
+		snprintf(detail, sizeof(detail), "%s%s%s:%u: an IP address; only the names in "
+			 "--allow-domain are allowed (or the address itself, given there)",
+			 strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", req.port);
 		answer(client, 403, "destination_ip_prohibited", detail);
-		decided("refused", what, "an IP address not in --allow-domain");
+		d.reason = "an IP address not in --allow-domain";
+		decided(&d);
 		return;
 	}
 	if (!is_addr && !lr_egress_name_allowed(H.dests, H.n_dests, host, req.port)) {
 		snprintf(detail, sizeof(detail), "%s:%u is not in --allow-domain", host, req.port);
 		answer(client, 403, "http_request_denied", detail);
-		decided("refused", what, "not in --allow-domain");
+		d.reason = "not in --allow-domain";
+		decided(&d);
 		return;
 	}
 	if (is_addr) {
@@ -576,13 +606,16 @@ static void proxy(int client)
 	} else if (resolve(host, req.port, &t, &gai) < 0) {
 		snprintf(detail, sizeof(detail), "cannot resolve %s: %s", host, gai);
 		answer(client, 502, "dns_error", detail);
-		decided("failed", what, detail);
+		d.verdict = "failed";
+		d.reason = detail;
+		decided(&d);
 		return;
 	} else if (t.n == 0) {
 		snprintf(detail, sizeof(detail), "%s resolves to %s, which --allow-domain does not name "
 			 "(DNS rebinding onto local services)", host, t.refused[0] ? t.refused : "nothing");
 		answer(client, 403, "destination_ip_prohibited", detail);
-		decided("refused", what, detail);
+		d.reason = detail;
+		decided(&d);
 		return;
 	}
 	for (size_t i = 0; i < t.n && up < 0; i++) {
@@ -598,7 +631,9 @@ static void proxy(int client)
 		       : err == -ECONNREFUSED ? "connection_refused"
 					      : "destination_unavailable",
 		       detail);
-		decided("failed", what, detail);
+		d.verdict = "failed";
+		d.reason = detail;
+		decided(&d);
 		return;
 	}
 	set_nodelay(up);
@@ -621,7 +656,9 @@ static void proxy(int client)
 			lr_egress_addr_text(pa, atext, sizeof(atext));
 		else
 			snprintf(atext, sizeof(atext), "?");
-		decided("allowed", what, atext);
+		d.verdict = "allowed";
+		d.address = atext;
+		decided(&d);
 		relay(client, up);
 	}
 	close(up);
@@ -631,15 +668,15 @@ static void proxy(int client)
 static void forward(int client, uint16_t port)
 {
 	static const uint8_t loopback[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
-	char what[64];
+	struct decision d = { "forwarded", "forward", "127.0.0.1", port, "127.0.0.1", NULL };
 	int up = connect_to(loopback, port);
 
-	snprintf(what, sizeof(what), "127.0.0.1:%u (--connect-tcp)", port);
 	if (up < 0) {
-		decided("failed", what, strerror(-up));
+		d = (struct decision){ "failed", "forward", "127.0.0.1", port, .reason = strerror(-up) };
+		decided(&d);
 		return;
 	}
-	decided("forwarded", what, NULL);
+	decided(&d);
 	set_nodelay(up);
 	set_nodelay(client);
 	relay(client, up);

@@ -311,13 +311,18 @@ static int expect(struct lr_egress *e, const char *word, char *buf, size_t len, 
 	return 0;
 }
 
-static int send_config(struct lr_egress *e, const struct lr_policy *policy)
+static int send_config(struct lr_egress *e, const struct lr_policy *policy,
+		       const struct lr_audit *audit)
 {
 	char msg[MSG_MAX];
 	int r;
 
 	snprintf(msg, sizeof(msg), "log %d", (int)policy->log_level);
 	r = lr_egress_send(e->ctl, msg, -1);
+	if (r == 0 && audit && audit->fd >= 0) {
+		snprintf(msg, sizeof(msg), "audit %s", audit->run);
+		r = lr_egress_send(e->ctl, msg, audit->fd);
+	}
 	for (size_t i = 0; r == 0 && i < policy->n_allow_domains; i++) {
 		const struct lr_dest *d = &policy->allow_domains[i];
 
@@ -327,7 +332,8 @@ static int send_config(struct lr_egress *e, const struct lr_policy *policy)
 	return r ?: lr_egress_send(e->ctl, "end", -1);
 }
 
-int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy, char *err, size_t errlen)
+int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
+		    const struct lr_audit *audit, char *err, size_t errlen)
 {
 	struct timeval tmo = { .tv_sec = CTL_TIMEOUT_S };
 	char buf[MSG_MAX];
@@ -365,7 +371,7 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy, char *e
 	e->ctl = sp[0];
 	if (setsockopt(e->ctl, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0)
 		return fail(err, errlen, -errno, "%s", "SO_RCVTIMEO");
-	r = send_config(e, policy);
+	r = send_config(e, policy, audit);
 	if (r < 0)
 		return fail(err, errlen, r, "%s", "writing to the egress helper");
 	r = expect(e, "witness", buf, sizeof(buf), err, errlen);

@@ -634,12 +634,16 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
  * net.egress-domains is lost: decide() refuses under error; otherwise the
  * proxy listens on the host's loopback, and the only TCP connect rule
  * added is its port's.  Before the --explain branch, which shows the mode.
+ * With --audit-log, the helper gets the log (opened, and checked against
+ * the grants, as the supervisor's copy is) for its decisions.
  */
 static void egress(struct lr_policy *policy, struct lr_features *features, struct lr_plan *plan,
+		   const struct lr_fs_rules *rules, const struct lifetime *life,
 		   struct lr_strlist *env)
 {
+	struct lr_audit audit = life->audit;
 	struct lr_egress e;
-	char err[512];
+	char err[PATH_MAX + 256];
 	int r;
 
 	if (plan->egress == LR_EGRESS_OFF)
@@ -657,7 +661,13 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 			lr_die("out of memory");
 		return;
 	}
-	if (lr_egress_start(&e, policy, err, sizeof(err)) < 0)
+	if (policy->audit_log &&
+	    lr_audit_open(&audit, policy->audit_log, policy, plan, rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	r = lr_egress_start(&e, policy, policy->audit_log ? &audit : NULL, err, sizeof(err));
+	if (policy->audit_log)
+		close(audit.fd);
+	if (r < 0)
 		lr_die("%s", err);
 	if (plan->egress == LR_EGRESS_NETNS && (r = lr_egress_enter(&e, err, sizeof(err))) < 0) {
 		lr_warn("witness: %s", err);
@@ -740,7 +750,7 @@ int main(int argc, char **argv)
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	keep_out(&policy, &rules, &holes);
-	egress(&policy, &features, &plan, &child_env);
+	egress(&policy, &features, &plan, &rules, &life, &child_env);
 
 	if (policy.explain != LR_EXPLAIN_NONE) {
 		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command };

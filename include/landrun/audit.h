@@ -50,6 +50,16 @@ char *lr_audit_started(const struct lr_audit *a, const struct lr_explain_input *
  * is landrun's exit status.  malloc'd, or NULL. */
 char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *out, int status);
 
+/*
+ * An "egress" record, by the --allow-domain proxy (egress.h), which is its
+ * "pid": DECISION ("allowed", "refused", "failed", "forwarded") on REQUEST
+ * (the method, "forward", or NULL for what was no request) for HOST:PORT
+ * (NULL, 0 when there was none), the ADDRESS connected to, or the REASON.
+ * malloc'd, or NULL.
+ */
+char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char *request,
+		      const char *host, unsigned port, const char *address, const char *reason);
+
 /* Append LINE with one write.  0, or -errno. */
 int lr_audit_write(const struct lr_audit *a, const char *line);
 

@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "landrun/audit.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 
@@ -152,10 +153,12 @@ void lr_egress_drop_netns(struct lr_egress *e);
 
 /*
  * Start the helper, here (in the caller's network), with POLICY's
- * destinations and log level, and wait for its witness listener.  0, or
- * -errno with ERR.
+ * destinations and log level, and AUDIT (the run's --audit-log, opened, for
+ * its records; or NULL), and wait for its witness listener.  0, or -errno
+ * with ERR.
  */
-int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy, char *err, size_t errlen);
+int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
+		    const struct lr_audit *audit, char *err, size_t errlen);
 
 /*
  * Join the namespace lr_egress_make_netns made, and prove it: the helper's

@@ -496,6 +496,28 @@ client --log-level info "${A[@]}" "${C[@]}" connect forbidden.test:8080
 assert "--log-level info: a refusal is logged with its reason" \
 	err_has "egress: refused CONNECT forbidden.test:8080: not in --allow-domain"
 
+# with --audit-log (outside the grants), each decision is a record of the run
+AUD=$TMP/t/audit.jsonl
+lr --audit-log "$AUD" "${A[@]}" -- /bin/sh -c \
+	'curl -fsS -m 10 -o /dev/null http://allowed.test:8080/audit; "$1" "$2" connect forbidden.test:8080' \
+	sh "$PYTHON" "$W/ro/client.py"
+expect "--audit-log: a supervised run through the proxy" 0
+cat >"$W/audit.py" <<'EOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+run = recs[0]["run"]
+assert recs[0]["event"] == "started" and recs[-1]["event"] == "completed", recs
+eg = [r for r in recs if r["event"] == "egress"]
+assert all(r["run"] == run for r in eg), eg
+want = [("allowed", "GET", "allowed.test", 8080, "11.1.1.1", None),
+        ("refused", "CONNECT", "forbidden.test", 8080, None, "not in --allow-domain")]
+got = [(r["decision"], r["request"], r["host"], r["port"], r["address"], r["reason"]) for r in eg]
+assert got == want, got
+print("ok", len(eg))
+EOF
+run "$PYTHON" "$W/audit.py" "$AUD"
+assert "--audit-log: an egress record for each decision, in the run's records" out_has "^ok 2$"
+
 # helper_of PID: HELPER, the landrun-egress of the landrun PID (its pidfd,
 # fd 4, is of that pid), once it is there (3 s at most), or empty
 helper_of() {
