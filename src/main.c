@@ -134,8 +134,7 @@ static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 	bool tmp = policy->private_tmp && !lr_env_lookup(env->v, "TMPDIR");
 	bool home = policy->private_home && !lr_env_lookup(env->v, "HOME");
 	const struct lr_run_as *u = maker(policy);
-	_cleanup_free_ char *dir = NULL, *sub = NULL;
-	char err[512];
+	char err[512], *dir, sub[PATH_MAX];
 	int r;
 
 	if ((!tmp && !home) || policy->explain != LR_EXPLAIN_NONE)
@@ -147,20 +146,16 @@ static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 	policy->origin = NULL;
 	if (r < 0)
 		lr_die("out of memory");
-	if (tmp) {
-		if (asprintf(&sub, "%s/tmp", dir) < 0)
-			lr_die("out of memory");
-		set_env(env, "TMPDIR", sub);
-		lr_debug("TMPDIR=%s (--private-tmp)", sub);
-		free(sub);
-		sub = NULL;
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "HOME" : "TMPDIR";
+
+		if (!(i ? home : tmp))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, i ? "home" : "tmp");
+		set_env(env, name, sub);
+		lr_debug("%s=%s (--private-%s)", name, sub, i ? "home" : "tmp");
 	}
-	if (home) {
-		if (asprintf(&sub, "%s/home", dir) < 0)
-			lr_die("out of memory");
-		set_env(env, "HOME", sub);
-		lr_debug("HOME=%s (--private-home)", sub);
-	}
+	free(dir);
 }
 
 static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
@@ -539,13 +534,12 @@ static void forget_secrets(struct lr_policy *policy)
 static void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
 {
 	struct lr_supervisor *sv = &life->sv;
-	_cleanup_free_ char *started = NULL, *ended = NULL;
+	bool pty = policy->pty && lr_supervise_has_terminal();
+	char *started = NULL, *ended = NULL; /* (no cleanup attribute: it ends in exit) */
 	struct lr_features features;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
 	int status, ready = 0, r;
-
-	bool pty = policy->pty && lr_supervise_has_terminal();
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
@@ -572,6 +566,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
+	free(started);
 	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
 		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
 			 strerror(-r));
@@ -594,6 +589,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	     (r = lr_audit_write(&life->audit, ended)) < 0))
 		lr_warn("--audit-log %s: cannot write the end of the run: %s", policy->audit_log,
 			ended ? strerror(-r) : "out of memory");
+	free(ended);
 	exit(status);
 }
 
@@ -604,8 +600,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 static void supervised_ready(const struct lr_explain_input *in, struct lifetime *life,
 			     char **argv)
 {
-	_cleanup_free_ char *started = NULL;
-	char err[PATH_MAX + 256];
+	char err[PATH_MAX + 256], *started = NULL;
 	int r;
 
 	if (!life->sv.handshake)
@@ -619,6 +614,7 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 			lr_die("out of memory");
 	}
 	r = lr_supervise_ready(&life->sv, started, life->audit.fd);
+	free(started);
 	if (life->audit.fd >= 0)
 		close(life->audit.fd);
 	if (r < 0)

@@ -516,7 +516,8 @@ static int scan(struct proc **v, size_t *n)
 		slot->ppid = ppid;
 	}
 	closedir(d);
-	qsort(*v, *n, sizeof(**v), cmp_ppid);
+	if (*n)
+		qsort(*v, *n, sizeof(**v), cmp_ppid);
 	return 0;
 }
 

@@ -113,7 +113,7 @@ outside() {
 # that the screen can be read afterwards.
 
 printf 'set -g remain-on-exit on\nset -g exit-empty off\n' >"$TMP/t/tmux.conf"
-tm() { tmux -S "$TMP/t/tmux.sock" -f "$TMP/t/tmux.conf" "$@"; }
+tm() { SHELL=/bin/bash tmux -S "$TMP/t/tmux.sock" -f "$TMP/t/tmux.conf" "$@"; }
 trap 'tm kill-server 2>/dev/null' EXIT
 screen() { tm capture-pane -p -J -t tui 2>/dev/null; }
 screen_has() { screen | grep -qE -- "$1"; }	# REGEX

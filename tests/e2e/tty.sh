@@ -45,7 +45,9 @@ if ! command -v tmux >/dev/null; then
 fi
 
 SOCK=$TMP/t/tmux.sock
-tm() { tmux -S "$SOCK" "$@"; }
+# SHELL: the server runs each window through it, and uid 65534's login shell
+# (when SHELL is unset, as in CI) is nologin.
+tm() { SHELL=/bin/bash tmux -S "$SOCK" "$@"; }
 cleanup_tmux() { tm kill-server 2>/dev/null; }
 trap 'cleanup_tmux; rm -rf "$TMP"' EXIT
 

@@ -272,7 +272,9 @@ bash_failed() { local e; e=$(exit_of "$1"); [ -n "$e" ] && [ "$e" != 0 ] && [ "$
 # "LANDRUN-TUI-EXITED <status>" when it is done and keeps the window open,
 # so that the last screen and the status can be read.
 LR_TMUX=landrun-test-$$
-lr_tmux() { tmux -L "$LR_TMUX" "$@"; }
+# SHELL: the server runs each window through it; uid 65534's login shell
+# (taken when SHELL is unset, as in CI) is nologin.
+lr_tmux() { SHELL=/bin/bash tmux -L "$LR_TMUX" "$@"; }
 
 # lr_tui_start NAME W CWD COMMAND...: a 120x40 window NAME running COMMAND
 # in CWD, by the script W/NAME.sh; its standard error goes to W/NAME.stderr.
