@@ -300,6 +300,47 @@ static void deny_terminal(struct filter *f)
 	deny_if(f, EPERM, "setpgid", 1, &cmp);
 }
 
+/*
+ * landrun's tracer (--report-denials) reads the command's paths and /proc
+ * entries, and has no Landlock domain (one would forbid that): nothing it
+ * does changes a file or runs a program.  It writes only to the descriptors
+ * it holds (stderr, the audit log, the --learn file).
+ */
+static void deny_changes(struct filter *f)
+{
+	static const char *const calls[] = {
+		"execve", "execveat", "truncate", "mkdir", "mkdirat", "mknod", "mknodat",
+		"symlink", "symlinkat", "link", "linkat", "rename", "renameat", "renameat2",
+		"unlink", "unlinkat", "rmdir", "utime", "utimes", "futimesat", "utimensat",
+		"memfd_create", "memfd_secret",
+	};
+	static const uint64_t writing[] = { O_CREAT, O_TRUNC, O_APPEND, KERNEL_O_TMPFILE };
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} opens[] = { { "open", 1 }, { "openat", 2 } };
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
+		deny_if(f, EPERM, calls[i], 0, NULL);
+	deny_if(f, EPERM, "creat", 0, NULL);
+	/* its flags are in memory (the uid-0 rules, which the tracer has, make
+	 * it ENOSYS) */
+	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++) {
+		/* O_WRONLY, O_RDWR and the invalid 3 */
+		for (uint64_t mode = O_WRONLY; mode <= O_ACCMODE; mode++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = O_ACCMODE, .datum_b = mode };
+			deny_if(f, EPERM, opens[i].name, 1, &cmp);
+		}
+		for (size_t w = 0; w < sizeof(writing) / sizeof(*writing); w++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = writing[w], .datum_b = writing[w] };
+			deny_if(f, EPERM, opens[i].name, 1, &cmp);
+		}
+	}
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -312,7 +353,7 @@ static void deny_subprocess(struct filter *f)
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
-	ALWAYS(EPERM, "ptrace"), ALWAYS(EPERM, "process_vm_readv"),
+	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER }, ALWAYS(EPERM, "process_vm_readv"),
 	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
 	/* namespaces */
 	ALWAYS(EPERM, "unshare"), ALWAYS(EPERM, "setns"),
@@ -381,31 +422,44 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_root_metadata;
 	case LR_SECCOMP_TERMINAL:
 		return plan->deny_terminal;
+	case LR_SECCOMP_NOT_TRACER:
+		return !plan->tracer;
 	}
 	return true;
+}
+
+/*
+ * Allow by default.  Native ABI only: anything else (int 0x80, x32) kills
+ * the process.  A binary tree of syscall numbers: hot calls pass in a few
+ * instructions.
+ */
+static int start(struct filter *f)
+{
+	int r;
+
+	f->ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!f->ctx) {
+		snprintf(f->err, f->errlen, "seccomp: cannot create a filter");
+		return -ENOMEM;
+	}
+	r = seccomp_attr_set(f->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r == 0)
+		r = seccomp_attr_set(f->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0) {
+		snprintf(f->err, f->errlen, "seccomp: cannot set filter attributes: %s",
+			 strerror(-r));
+		seccomp_release(f->ctx);
+		f->ctx = NULL;
+	}
+	return r;
 }
 
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
 {
 	struct filter f = { .err = err, .errlen = errlen };
-	int r;
 
-	f.ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!f.ctx) {
-		snprintf(err, errlen, "seccomp: cannot create a filter");
+	if (start(&f) < 0)
 		return NULL;
-	}
-	/* native ABI only: anything else (int 0x80, x32) kills the process */
-	r = seccomp_attr_set(f.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	/* a binary tree of syscall numbers: hot calls pass in a few instructions */
-	if (r == 0)
-		r = seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	if (r < 0) {
-		snprintf(err, errlen, "seccomp: cannot set filter attributes: %s", strerror(-r));
-		seccomp_release(f.ctx);
-		return NULL;
-	}
-
 	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
 		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
 
@@ -421,11 +475,50 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_root_metadata(&f);
 	if (plan->deny_terminal)
 		deny_terminal(&f);
+	if (plan->tracer)
+		deny_changes(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;
 	}
 	return f.ctx;
+}
+
+/* What Landlock may deny: the tracer reads the results of these. */
+const char *const lr_seccomp_traced[] = {
+	"open", "openat", "openat2", "creat", "execve", "execveat", "truncate", "ftruncate",
+	"mkdir", "mkdirat", "mknod", "mknodat", "symlink", "symlinkat", "link", "linkat",
+	"rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "connect", "bind",
+};
+const size_t lr_seccomp_n_traced = sizeof(lr_seccomp_traced) / sizeof(*lr_seccomp_traced);
+
+scmp_filter_ctx lr_seccomp_build_trace(char *err, size_t errlen)
+{
+	struct filter f = { .err = err, .errlen = errlen };
+
+	if (start(&f) < 0)
+		return NULL;
+	for (size_t i = 0; i < lr_seccomp_n_traced; i++)
+		add(&f, SCMP_ACT_TRACE(0), lr_seccomp_traced[i], 0, 0, NULL);
+	if (f.rc < 0) {
+		seccomp_release(f.ctx);
+		return NULL;
+	}
+	return f.ctx;
+}
+
+scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen)
+{
+	struct lr_plan plan;
+
+	/* the supervisor's own (no new process, no socket) and more */
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	plan.deny_subprocess = true;
+	plan.net.restricted = true;
+	plan.deny_root_metadata = true;
+	plan.tracer = true;
+	return lr_seccomp_build(&plan, err, errlen);
 }
 
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen)

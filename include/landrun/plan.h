@@ -85,6 +85,8 @@ struct lr_plan {
 	bool deny_subprocess;
 	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
 	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
+	bool tracer;		/* the filter of landrun's tracer itself (--report-denials):
+				 * ptrace allowed; no file changed, nothing executed */
 
 	/* Who the command runs as. */
 	uid_t uid;
