@@ -559,7 +559,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
-	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
+	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd, 1)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
@@ -609,7 +609,7 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 		if (!started)
 			lr_die("out of memory");
 	}
-	r = lr_supervise_ready(&life->sv, started, life->audit.fd);
+	r = lr_supervise_ready(&life->sv, started, &life->audit.fd, life->audit.fd >= 0);
 	if (life->audit.fd >= 0)
 		close(life->audit.fd);
 	if (r < 0)
