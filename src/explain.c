@@ -8,6 +8,7 @@
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/json.h"
+#include "landrun/landlock_uapi.h"
 #include "landrun/options.h"
 
 static const char *const fs_right_names[] = {
@@ -176,6 +177,11 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 			in->policy->audit_log ? in->policy->audit_log : "");
 	else
 		fprintf(out, "exec in place (supervised only as PID 1)\n");
+	if (in->policy->landlock_audit)
+		fprintf(out, "denials: %s\n",
+			in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+				? "recorded by the kernel's audit, if enabled (Landlock)"
+				: "not recorded by the kernel's audit: needs Landlock ABI 7");
 	if (in->policy->timeout_ms)
 		fprintf(out, "timeout: %llu ms\n", in->policy->timeout_ms);
 	fprintf(out, "limits:");
@@ -294,7 +300,8 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 		in->policy->init ? "true" : "false", in->policy->timeout_ms,
 		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");
 	lr_json_str(out, in->policy->audit_log);
-	fprintf(out, "},\"limits\":{");
+	fprintf(out, "},\"denials\":{\"landlock_audit\":%s},\"limits\":{",
+		in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON ? "true" : "false");
 	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
 		fprintf(out, "%s\"%s\":", i ? "," : "", limit_name(i));
 		print_limit(out, &in->policy->limits[i], i, true);

@@ -27,6 +27,7 @@
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/landlock.h"
+#include "landrun/landlock_uapi.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
 #include "landrun/project.h"
@@ -689,6 +690,9 @@ int main(int argc, char **argv)
 	}
 
 	decide(&policy, &plan, "");
+	if (policy.landlock_audit && !(plan.restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON))
+		lr_warn("--landlock-audit: the kernel records nothing: that needs Landlock ABI 7 "
+			"(Linux 6.15) and a Landlock domain (here: ABI %d)", plan.abi_kernel);
 	tell(&policy, &holes);
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,

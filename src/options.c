@@ -29,6 +29,7 @@ const struct lr_option lr_options[] = {
 	{ "ignore-missing", LR_OPT_IGNORE_MISSING, LR_ARG_NONE, 0 },
 	{ "init", LR_OPT_INIT, LR_ARG_NONE, 0 },
 	{ "keep-fd", LR_OPT_KEEP_FD, LR_ARG_REQUIRED, 0 },
+	{ "landlock-audit", LR_OPT_LANDLOCK_AUDIT, LR_ARG_NONE, 0 },
 	{ "ldd", LR_OPT_LDD, LR_ARG_NONE, 0 },
 	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
 	{ "mkdir", LR_OPT_MKDIR, LR_ARG_REQUIRED, LIST_OF_PATHS },
@@ -459,6 +460,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		free(p->audit_log);
 		p->audit_log = strdup(arg);
 		r = p->audit_log ? 0 : -ENOMEM;
+		break;
+	case LR_OPT_LANDLOCK_AUDIT:
+		p->landlock_audit = true;
 		break;
 	case LR_OPT_RLIMIT_AS:
 	case LR_OPT_RLIMIT_CORE:

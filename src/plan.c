@@ -242,10 +242,14 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	set_row(plan, LR_PROT_FDS, true, LR_LAYER_LAUNCHER);
 
 	if (plan->handled_fs || plan->handled_net || plan->scoped) {
-		/* landrun's own witness denial is not worth an audit record;
-		 * the command's denials are (the default for a new exec). */
+		/* The kernel (ABI 7+) audits a domain's denials before exec and
+		 * not after it, unless told otherwise.  landrun's own witness
+		 * denials before exec are not worth a record; the command's,
+		 * after exec, are recorded with --landlock-audit. */
 		plan->restrict_flags = lr_landlock_restrict_flags(plan->abi) &
-				       LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF;
+				       (LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+					(policy->landlock_audit ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+								: 0));
 	}
 }
 

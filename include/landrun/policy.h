@@ -152,6 +152,8 @@ struct lr_policy {
 	char *audit_log;
 	struct lr_limit_setting limits[LR_LIMIT_COUNT];
 
+	bool landlock_audit;	/* the kernel's audit records of Landlock denials after exec */
+
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };
 

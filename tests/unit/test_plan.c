@@ -124,6 +124,7 @@ enum {
 	ROOT = 1 << 7,		/* landrun runs as uid 0 */
 	TTY = 1 << 8,		/* a terminal within reach */
 	FOREIGN = 1 << 9,	/* ... that is not landrun's controlling terminal */
+	LLAUDIT = 1 << 11,	/* --landlock-audit */
 };
 
 static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct lr_plan *plan)
@@ -139,6 +140,7 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 	p.unrestricted_net = flags & UNET;
 	p.unrestricted_scoped = flags & USCOPED;
 	p.deny_subprocess = flags & DENYSUB;
+	p.landlock_audit = flags & LLAUDIT;
 	if (flags & CONNECT)
 		cr_assert_eq(lr_option_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
 	if (flags & BIND)
@@ -419,6 +421,11 @@ static const struct policy_case policy_cases[] = {
 	  "LLLLLLL|---LLL--.-|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess without seccomp, ABI 9", 9, false, DENYSUB,
 	  "LLLLLLL|---LLL---.|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
+	/* the kernel audits the command's Landlock denials (after exec) */
+	{ "landlock-audit, ABI 7", 7, true, LLAUDIT,
+	  "LLLLLLL|SSSSLLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 3 },
+	{ "landlock-audit, ABI 6: no such flag", 6, true, LLAUDIT,
+	  "LLLLLLL|SSSSLLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 0 },
 };
 
 /* Who the command runs as, and the filter bit for uid 0. */
