@@ -154,7 +154,15 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 
 	set_row(plan, LR_PROT_NET_SOCKETS, restricted, seccomp);
 
-	/* TCP: none at all without port flags; with them, Landlock picks the ports */
+	/*
+	 * TCP: none at all without port flags; with them, Landlock picks the
+	 * ports.  To report denials, Landlock denies every port rather than
+	 * seccomp every socket, so that the port of a refused connect shows:
+	 * only where no AF_UNIX socket can be made (below ABI 9, no --unix),
+	 * as listen(), denied then, has nothing else to listen on.
+	 */
+	if (policy->report_denials && !tcp && ll_tcp && !ll_unix && !policy->n_unix_paths)
+		tcp = true;
 	net->tcp = !restricted || tcp;
 	net->listen = !restricted || !tcp || policy->n_bind_tcp;
 	set_row(plan, LR_PROT_NET_TCP, restricted,

@@ -46,6 +46,7 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->connect_tcp);
 	free(p->bind_tcp);
 	free(p->audit_log);
+	free(p->learn);
 	lr_policy_init(p);
 }
 

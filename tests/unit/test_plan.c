@@ -18,6 +18,7 @@
 
 #include "landrun/cli.h"
 #include "landrun/features.h"
+#include "landrun/landlock_uapi.h"
 #include "landrun/plan.h"
 #include "landrun/policy.h"
 
@@ -124,6 +125,7 @@ enum {
 	ROOT = 1 << 7,		/* landrun runs as uid 0 */
 	TTY = 1 << 8,		/* a terminal within reach */
 	FOREIGN = 1 << 9,	/* ... that is not landrun's controlling terminal */
+	REPORT = 1 << 10,	/* --report-denials */
 	LLAUDIT = 1 << 11,	/* --landlock-audit */
 };
 
@@ -140,6 +142,7 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 	p.unrestricted_net = flags & UNET;
 	p.unrestricted_scoped = flags & USCOPED;
 	p.deny_subprocess = flags & DENYSUB;
+	p.report_denials = flags & REPORT;
 	p.landlock_audit = flags & LLAUDIT;
 	if (flags & CONNECT)
 		cr_assert_eq(lr_option_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
@@ -421,12 +424,41 @@ static const struct policy_case policy_cases[] = {
 	  "LLLLLLL|---LLL--.-|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess without seccomp, ABI 9", 9, false, DENYSUB,
 	  "LLLLLLL|---LLL---.|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
+	/* to report denials, Landlock denies every TCP port, where no AF_UNIX
+	 * socket could listen once listen() is denied */
+	{ "report-denials, ABI 7: TCP by Landlock", 7, true, REPORT,
+	  "LLLLLLL|SLSSLLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	{ "report-denials, ABI 3: no TCP rights", 3, true, REPORT,
+	  "LLLL-LL|SSSSS-SS..|PP.PP", 2, ABI3_FS, 0, 0, 0 },
+	{ "report-denials, ABI 9: AF_UNIX sockets, TCP stays seccomp's", 9, true, REPORT,
+	  "LLLLLLL|SSSLLLSS..|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	{ "report-denials with --unix, ABI 8", 8, true, REPORT | UNIX,
+	  "LLLLLLL|SSS-LLSS..|PP.PP", 1, ABI5_FS, 0, 0x3, 1 },
+	{ "report-denials with --connect-tcp, ABI 7", 7, true, REPORT | CONNECT,
+	  "LLLLLLL|SLSSLLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
 	/* the kernel audits the command's Landlock denials (after exec) */
 	{ "landlock-audit, ABI 7", 7, true, LLAUDIT,
 	  "LLLLLLL|SSSSLLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 3 },
 	{ "landlock-audit, ABI 6: no such flag", 6, true, LLAUDIT,
 	  "LLLLLLL|SSSSLLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 0 },
 };
+
+/* --report-denials moves TCP to Landlock only as strict as before: no
+ * listen(), which autobinds a port Landlock does not see. */
+Test(plan_policy, report_denials_keeps_listen_denied)
+{
+	struct lr_plan plan;
+
+	compute_with(7, 0, true, 0, &plan);
+	cr_expect_not(plan.net.tcp);
+	compute_with(7, 0, true, REPORT, &plan);
+	cr_expect(plan.net.tcp);
+	cr_expect_not(plan.net.listen);
+	cr_expect_not(plan.net.udp);
+	cr_expect_not(plan.net.unix_socket);
+	cr_expect_eq(lr_plan_net_connect_rights(&plan), LANDLOCK_ACCESS_NET_CONNECT_TCP);
+	cr_expect_eq(lr_plan_net_bind_rights(&plan), LANDLOCK_ACCESS_NET_BIND_TCP);
+}
 
 /* Who the command runs as, and the filter bit for uid 0. */
 Test(plan_privs, root_metadata)
