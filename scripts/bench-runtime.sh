@@ -2,14 +2,20 @@
 # bench-runtime.sh - what landrun costs while the command runs, beside bubblewrap,
 # and what the seccomp filter costs each system call.
 #
-#   scripts/bench-runtime.sh [all|workloads|filter] [RUNS]   (as root, Debian 12+)
+#   scripts/bench-runtime.sh [all|workloads|trace|filter] [RUNS]   (as root, Debian 12+)
 #
-# workloads: three syscall-heavy workloads, unconfined vs landrun vs bubblewrap,
-#   each in one hyperfine session (medians, ratio against unconfined):
+# workloads: three syscall-heavy workloads, unconfined vs landrun vs landrun
+#   --report-denials (traced: every open goes to the tracer and back) vs
+#   bubblewrap, each in one hyperfine session (medians, ratio against
+#   unconfined):
 #     opens   10,000 x (stat, open, read, fstat, close) over 1,000 files (a C helper)
 #     git     `git status` + `git log --stat -n 200` in a generated repository of
 #             3,000 files and 40 commits
 #     make    `make -B -j2` of a generated C project of 24 files
+# trace: what --report-denials costs the git workload, as CPU time (user +
+#   system of landrun, the command and all they waited for: the tracer's work
+#   too) from interleaved runs (scripts/bench/startup.py), which the load of
+#   shared cores moves far less than the wall clock; the wall clock beside it.
 # filter: the classic-BPF instructions each hot system call runs through in
 #   landrun's filter, from scripts/bench/filter-cost.c linked with liblandrun.a.
 # RUNS caps the runs of the fast workloads (default 30).  About two minutes on
@@ -18,7 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
 MODE=${1:-all}
 RUNS=${2:-30}
-case $MODE in all|workloads|filter) ;; *) bench_fail "unknown mode '$MODE' (all, workloads, filter)" ;; esac
+case $MODE in all|workloads|trace|filter) ;; *) bench_fail "unknown mode '$MODE' (all, workloads, trace, filter)" ;; esac
 
 bench_install
 bench_build
@@ -84,15 +90,36 @@ libproj.a: $(OBJS)\n\t/usr/bin/ar rcs $@ $(OBJS)\n%%.o: %%.c\n\t$(CC) $(CFLAGS) 
 	touch "$W/.made"
 }
 
-workloads() {
-	local lr bw un
+# the same confinement for all: /usr read-only and executable, the work
+# directory read-write, /dev/null, an empty environment but TMPDIR
+confinements() {
+	lr="$LANDRUN --rox /usr,/lib,/lib64,/bin --rwx $W --rw /dev/null --env TMPDIR=$W/tmp --"
+	traced="$LANDRUN --report-denials --rox /usr,/lib,/lib64,/bin --rwx $W --rw /dev/null --env TMPDIR=$W/tmp --"
+	un="env -i TMPDIR=$W/tmp"
+}
+
+trace_cost() {
+	local lr traced un
 
 	make_inputs
-	# the same confinement for both: /usr read-only and executable, the work
-	# directory read-write, /dev/null, an empty environment but TMPDIR
-	lr="$LANDRUN --rox /usr,/lib,/lib64,/bin --rwx $W --rw /dev/null --env TMPDIR=$W/tmp --"
+	confinements
+	echo
+	bench_machine
+	python3 "$BENCH_DIR/startup.py" compare "$RUNS" "$BENCH_OUT/runtime-trace.json" \
+		--floor unconfined --floor landrun \
+		--title "run time of git status + git log --stat, CPU time (user + system)" -- \
+		unconfined "$un $W/git-work.sh" landrun "$lr $W/git-work.sh" \
+		"landrun --report-denials" "$traced $W/git-work.sh" ||
+		bench_fail "startup.py failed"
+	bench_load
+}
+
+workloads() {
+	local lr traced bw un
+
+	make_inputs
+	confinements
 	bw="bwrap --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --bind $W $W --dev /dev --unshare-all --die-with-parent --new-session --clearenv --setenv TMPDIR $W/tmp"
-	un="env -i TMPDIR=$W/tmp"
 
 	echo
 	bench_machine
@@ -106,6 +133,7 @@ workloads() {
 		esac
 		bench_add "$wl: unconfined" "$un $cmd"
 		bench_add "$wl: landrun" "$lr $cmd"
+		bench_add "$wl: landrun --report-denials" "$traced $cmd"
 		bench_add "$wl: bubblewrap" "$bw $cmd"
 		bench_run "run time: $wl" "$BENCH_OUT/runtime-$wl.json" "$wl: unconfined" \
 			--warmup 2 --min-runs "$runs" --max-runs "$runs"
@@ -113,8 +141,9 @@ workloads() {
 }
 
 case $MODE in
-all) workloads; filter_cost ;;
+all) workloads; trace_cost; filter_cost ;;
 workloads) workloads ;;
+trace) trace_cost ;;
 filter) filter_cost ;;
 esac
 bench_print_notes

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "landrun/audit.h"
 #include "landrun/json.h"
+#include "landrun/learn.h"
 #include "landrun/util.h"
 
 void lr_audit_init(struct lr_audit *a)
@@ -48,9 +49,9 @@ static const struct lr_grant *writable_grant(const char *path, const struct lr_f
 	return NULL;
 }
 
-int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *policy,
-		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
-		  size_t errlen)
+int lr_audit_open_file(const char *flag, const char *path, int flags,
+		       const struct lr_policy *policy, const struct lr_plan *plan,
+		       const struct lr_fs_rules *rules, char *err, size_t errlen)
 {
 	char link[64], real[PATH_MAX];
 	const struct lr_grant *g;
@@ -59,9 +60,9 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	int fd, e;
 
 	/* never a FIFO, whose open would wait for a reader */
-	fd = lr_open_regular_as(path, O_WRONLY | O_APPEND | O_CREAT, 0600, &st);
+	fd = lr_open_regular_as(path, flags | O_CREAT, 0600, &st);
 	if (fd < 0) {
-		snprintf(err, errlen, "--audit-log %s: %s", path, lr_open_strerror(fd));
+		snprintf(err, errlen, "%s %s: %s", flag, path, lr_open_strerror(fd));
 		return fd;
 	}
 	/* what was opened, not what the name says */
@@ -69,34 +70,45 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	if ((n = readlink(link, real, sizeof(real) - 1)) < 0) {
 		e = errno;
 		close(fd);
-		snprintf(err, errlen, "--audit-log %s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s %s: %s", flag, path, strerror(e));
 		return -e;
 	}
 	real[n] = '\0';
 	e = EACCES;
 	if (st.st_nlink > 1)
 		snprintf(err, errlen,
-			 "--audit-log %s: has %ju hard links, and one may lie where the command "
-			 "can write",
-			 path, (uintmax_t)st.st_nlink);
+			 "%s %s: has %ju hard links, and one may lie where the command can write",
+			 flag, path, (uintmax_t)st.st_nlink);
 	else if (policy->unrestricted_fs)
-		snprintf(err, errlen, "--audit-log %s: with --unrestricted-filesystem the command "
-			 "could rewrite it",
-			 path);
+		snprintf(err, errlen, "%s %s: with --unrestricted-filesystem the command could "
+			 "rewrite it",
+			 flag, path);
 	else if (lr_plan_is_lost(plan, LR_PROT_FS_WRITE))
-		snprintf(err, errlen, "--audit-log %s: writes are not confined on this kernel "
-			 "(fs.write is lost), so the command could rewrite it",
-			 path);
+		snprintf(err, errlen, "%s %s: writes are not confined on this kernel (fs.write is "
+			 "lost), so the command could rewrite it",
+			 flag, path);
 	else if ((g = writable_grant(real, rules)))
-		snprintf(err, errlen, "--audit-log %s: inside the writable grant %s, where the "
-			 "command could rewrite it: put it outside the grants",
-			 path, g->name);
+		snprintf(err, errlen, "%s %s: inside the writable grant %s, where the command "
+			 "could rewrite it: put it outside the grants",
+			 flag, path, g->name);
 	else
 		e = 0;
 	if (e) {
 		close(fd);
 		return -e;
 	}
+	return fd;
+}
+
+int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *policy,
+		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
+		  size_t errlen)
+{
+	int fd = lr_audit_open_file("--audit-log", path, O_WRONLY | O_APPEND, policy, plan, rules,
+				    err, errlen);
+
+	if (fd < 0)
+		return fd;
 	a->fd = fd;
 	return 0;
 }
@@ -231,6 +243,38 @@ char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char
 	lr_json_str(out, address);
 	fputs(",\"reason\":", out);
 	lr_json_str(out, reason);
+	return finish(out, &buf);
+}
+
+char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
+		      const struct lr_advice *advice)
+{
+	_cleanup_free_ char *what = lr_denial_what(d), *allowed_by = NULL;
+	char *buf = NULL;
+	size_t len;
+	FILE *out;
+
+	if (!what)
+		return NULL;
+	if (advice->kind == LR_ADVICE_GRANT &&
+	    asprintf(&allowed_by, "--%s %s", advice->key, advice->value) < 0)
+		return NULL;
+	out = open_memstream(&buf, &len);
+	if (!out)
+		return NULL;
+	head(out, a, "denied", getpid());
+	fprintf(out, ",\"command_pid\":%d,\"comm\":", (int)d->pid);
+	lr_json_str(out, d->comm);
+	fputs(",\"what\":", out);
+	lr_json_str(out, what);
+	fputs(",\"path\":", out);
+	lr_json_str(out, d->path);
+	fprintf(out, ",\"count\":%lu,\"errno\":", d->count);
+	lr_json_str(out, strerrorname_np(d->err));
+	fputs(",\"allowed_by\":", out);
+	lr_json_str(out, allowed_by);
+	fputs(",\"note\":", out);
+	lr_json_str(out, advice->note);
 	return finish(out, &buf);
 }
 

@@ -70,6 +70,7 @@ struct elf_ctx {
 	size_t cache_size;
 	size_t cache_hdr; /* offset of the new-format header */
 	uint32_t cache_nlibs;
+	bool interps_only; /* lr_elf_interpreters: no libraries */
 };
 
 struct elf_info {
@@ -948,7 +949,8 @@ static int deps_of(struct elf_ctx *c, const char *path, int depth)
 		if (ret < 0)
 			goto out;
 	}
-	ret = load_tree(c, path, &info, rtld);
+	if (!c->interps_only)
+		ret = load_tree(c, path, &info, rtld);
 out:
 	info_free(&info);
 	return ret;
@@ -968,6 +970,15 @@ int lr_elf_deps(const char *path, const char *ld_library_path, struct lr_strlist
 	if (err && errlen > 0)
 		err[0] = '\0';
 	ret = deps_of(&c, path, 0);
+	free(c.cache);
+	return ret;
+}
+
+int lr_elf_interpreters(const char *path, struct lr_strlist *out)
+{
+	struct elf_ctx c = { .out = out, .interps_only = true };
+	int ret = deps_of(&c, path, 0);
+
 	free(c.cache);
 	return ret;
 }

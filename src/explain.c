@@ -9,6 +9,7 @@
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/json.h"
+#include "landrun/landlock_uapi.h"
 #include "landrun/options.h"
 
 static const char *const fs_right_names[] = {
@@ -211,16 +212,33 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	explain_egress_text(out, in);
 	fprintf(out, "lifetime: ");
 	if (in->policy->init || in->policy->timeout_ms || in->policy->die_with_parent ||
-	    in->policy->audit_log)
-		fprintf(out, "supervised (asked for by%s%s%s%s), grace %llu ms%s%s\n",
+	    in->policy->audit_log || in->policy->report_denials)
+		fprintf(out, "supervised (asked for by%s%s%s%s%s), grace %llu ms%s%s\n",
 			in->policy->init ? " --init" : "",
 			in->policy->timeout_ms ? " --timeout" : "",
 			in->policy->die_with_parent ? " --die-with-parent" : "",
-			in->policy->audit_log ? " --audit-log" : "", in->policy->timeout_grace_ms,
-			in->policy->audit_log ? "; audit log " : "",
+			in->policy->audit_log ? " --audit-log" : "",
+			in->policy->report_denials ? " --report-denials" : "",
+			in->policy->timeout_grace_ms, in->policy->audit_log ? "; audit log " : "",
 			in->policy->audit_log ? in->policy->audit_log : "");
 	else
 		fprintf(out, "exec in place (supervised only as PID 1)\n");
+	if (in->policy->report_denials || in->policy->landlock_audit) {
+		bool audited = in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+
+		fprintf(out, "denials:");
+		if (in->policy->report_denials)
+			fprintf(out, " traced, and listed when the command ends%s%s%s",
+				in->policy->learn ? ", and learned into " : "",
+				in->policy->learn ? in->policy->learn : "",
+				in->policy->landlock_audit ? ";" : "");
+		if (in->policy->landlock_audit)
+			fprintf(out, " %s",
+				audited ? "recorded by the kernel's audit, if enabled (Landlock)"
+					: "not recorded by the kernel's audit: needs Landlock "
+					  "ABI 7");
+		fputc('\n', out);
+	}
 	if (in->policy->timeout_ms)
 		fprintf(out, "timeout: %llu ms\n", in->policy->timeout_ms);
 	fprintf(out, "limits:");
@@ -362,7 +380,12 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 		in->policy->init ? "true" : "false", in->policy->timeout_ms,
 		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");
 	lr_json_str(out, in->policy->audit_log);
-	fprintf(out, "},\"limits\":{");
+	fprintf(out, "},\"denials\":{\"report\":%s,\"learn\":",
+		in->policy->report_denials ? "true" : "false");
+	lr_json_str(out, in->policy->learn);
+	fprintf(out, ",\"landlock_audit\":%s},\"limits\":{",
+		in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON ? "true"
+										  : "false");
 	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
 		fprintf(out, "%s\"%s\":", i ? "," : "", limit_name(i));
 		print_limit(out, &in->policy->limits[i], i, true);

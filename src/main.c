@@ -28,6 +28,8 @@
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/landlock.h"
+#include "landrun/landlock_uapi.h"
+#include "landrun/learn.h"
 #include "landrun/log.h"
 #include "landrun/plan.h"
 #include "landrun/privdir.h"
@@ -35,6 +37,7 @@
 #include "landrun/scan.h"
 #include "landrun/seccomp.h"
 #include "landrun/supervise.h"
+#include "landrun/trace.h"
 #include "landrun/user.h"
 #include "landrun/util.h"
 
@@ -344,6 +347,9 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 			lr_die("%s", err);
 		check_seccomp_witness(policy, plan);
 	}
+	/* after the witness, so that the tracer sees the command alone */
+	if (policy->report_denials && (r = lr_seccomp_load_trace(plan, err, sizeof(err))) < 0)
+		lr_die("%s", err);
 }
 
 static noreturn void run(const struct lr_policy *policy, const char *command, char **envp)
@@ -509,7 +515,48 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 struct lifetime {
 	struct lr_supervisor sv;
 	struct lr_audit audit;
+	struct lr_tracer tracer;	/* --report-denials */
+	struct lr_learn_context learn;
+	int learn_fd;			/* --learn FILE, or -1 */
 };
+
+/* --report-denials, --learn: what the command was denied, after the run. */
+static void report_denials(const struct lr_policy *policy, struct lifetime *life)
+{
+	const struct lr_denials *all = &life->tracer.denials;
+	size_t settings = 0;
+	int r = life->tracer.error;
+
+	for (size_t i = 0; r == 0 && i < all->n; i++) {
+		_cleanup_free_ char *line = NULL, *record = NULL;
+		struct lr_advice a;
+
+		if ((r = lr_learn_advise(&all->v[i], &life->learn, &a)) < 0)
+			break;
+		line = lr_learn_report_line(&all->v[i], &a);
+		if (life->audit.fd >= 0)
+			record = lr_audit_denied(&life->audit, &all->v[i], &a);
+		if (!line || (life->audit.fd >= 0 && !record))
+			r = -ENOMEM;
+		lr_advice_free(&a);
+		if (line)
+			fprintf(stderr, "landrun: %s\n", line);
+		if (record && lr_audit_write(&life->audit, record) < 0)
+			lr_warn("--audit-log %s: cannot write a denial", policy->audit_log);
+	}
+	if (r < 0)
+		lr_warn("--report-denials: %s: the report is short", strerror(-r));
+	if (all->dropped)
+		lr_warn("--report-denials: and %lu more denials, not kept", all->dropped);
+	if (life->learn_fd < 0)
+		return;
+	r = lr_learn_file_update(life->learn_fd, all, &life->learn, &settings);
+	if (r < 0)
+		lr_warn("--learn %s: cannot update it: %s", policy->learn, strerror(-r));
+	else
+		lr_notice("--learn %s: %s; it holds %zu setting%s (review them)", policy->learn,
+			  all->n ? "updated" : "nothing denied", settings, settings == 1 ? "" : "s");
+}
 
 /* What the supervisor must not keep: landrun's own environment (the
  * caller's secrets) and the values of --env NAME=VALUE. */
@@ -539,31 +586,54 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	struct lr_features features;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
-	int status, ready = 0, r;
+	int status, ready = 0, r, fds[2];
+	size_t n_fds = 0;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
-	     !policy->audit_log && !pty && getpid() != 1))
+	     !policy->audit_log && !pty && !policy->report_denials && getpid() != 1))
 		return;
 	sv->pty = pty;
 	sv->timeout_ms = policy->timeout_ms;
 	sv->grace_ms = policy->timeout_grace_ms;
 	sv->die_with_parent = policy->die_with_parent;
-	/* the started record comes before the command runs */
-	sv->handshake = policy->audit_log != NULL;
+	/* the started record comes before the command runs, and the tracer
+	 * traces it before it loads its filters */
+	sv->handshake = policy->audit_log != NULL || policy->report_denials;
 	lr_audit_init(&life->audit);
+	life->learn_fd = -1;
+	lr_features_probe(&features);
+	if (policy->report_denials && !features.seccomp_filter)
+		lr_die("--report-denials: needs seccomp filters (CONFIG_SECCOMP_FILTER)");
 	r = lr_supervise_start(sv, err, sizeof(err));
 	if (r < 0)
 		lr_die("%s", err);
 	if (r == 0)
 		return;
+	if (policy->report_denials) {
+		/* what the denials are judged by, before the environment goes */
+		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
+					  lr_landlock_abi_used(features.landlock_abi)) < 0)
+			snprintf(err, sizeof(err), "out of memory");
+		else if (lr_trace_attach(&life->tracer, sv->child, err, sizeof(err)) == 0)
+			err[0] = '\0';
+		if (err[0]) {
+			lr_supervise_abandon(sv);
+			lr_die("%s", err);
+		}
+		sv->trace = lr_trace_stop;
+		sv->trace_data = &life->tracer;
+	}
 	forget_secrets(policy);
-	lr_features_probe(&features);
 	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
-	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, &life->audit.fd)) < 0)
+	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, fds, 2)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
+	if (ready > 0) {
+		life->audit.fd = policy->audit_log ? fds[n_fds++] : -1;
+		life->learn_fd = policy->learn ? fds[n_fds++] : -1;
+	}
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
 	free(started);
@@ -580,6 +650,8 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		lr_warn("supervisor: %s", r == -ETIMEDOUT
 						  ? "processes of the tree could not be ended"
 						  : strerror(-r));
+	if (ready && policy->report_denials)
+		report_denials(policy, life);
 	status = !out.ended		   ? LR_EXIT_FAILURE
 		 : out.why == LR_END_TIMEOUT ? 124
 		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
@@ -601,7 +673,8 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 			     char **argv)
 {
 	char err[PATH_MAX + 256], *started = NULL;
-	int r;
+	int r, fds[2];
+	size_t n = 0;
 
 	if (!life->sv.handshake)
 		return;
@@ -612,11 +685,20 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 		started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
 		if (!started)
 			lr_die("out of memory");
+		fds[n++] = life->audit.fd;
 	}
-	r = lr_supervise_ready(&life->sv, started, life->audit.fd);
+	/* where the command cannot rewrite it, as the audit log */
+	if (in->policy->learn) {
+		r = lr_audit_open_file("--learn", in->policy->learn, O_RDWR, in->policy, in->plan,
+				       in->rules, err, sizeof(err));
+		if (r < 0)
+			lr_die("%s", err);
+		fds[n++] = r;
+	}
+	r = lr_supervise_ready(&life->sv, started, fds, n);
 	free(started);
-	if (life->audit.fd >= 0)
-		close(life->audit.fd);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
 	if (r < 0)
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }
@@ -759,6 +841,9 @@ int main(int argc, char **argv)
 	}
 
 	decide(&policy, &plan, "");
+	if (policy.landlock_audit && !(plan.restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON))
+		lr_warn("--landlock-audit: the kernel records nothing: that needs Landlock ABI 7 "
+			"(Linux 6.15) and a Landlock domain (here: ABI %d)", plan.abi_kernel);
 	tell(&policy, &holes);
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,

@@ -31,7 +31,9 @@ const struct lr_option lr_options[] = {
 	{ "ignore-missing", LR_OPT_IGNORE_MISSING, LR_ARG_NONE, 0 },
 	{ "init", LR_OPT_INIT, LR_ARG_NONE, 0 },
 	{ "keep-fd", LR_OPT_KEEP_FD, LR_ARG_REQUIRED, 0 },
+	{ "landlock-audit", LR_OPT_LANDLOCK_AUDIT, LR_ARG_NONE, 0 },
 	{ "ldd", LR_OPT_LDD, LR_ARG_NONE, 0 },
+	{ "learn", LR_OPT_LEARN, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
 	{ "mkdir", LR_OPT_MKDIR, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "on-unsupported", LR_OPT_ON_UNSUPPORTED, LR_ARG_REQUIRED, 0 },
@@ -39,6 +41,7 @@ const struct lr_option lr_options[] = {
 	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
 	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
 	{ "pty", LR_OPT_PTY, LR_ARG_NONE, 0 },
+	{ "report-denials", LR_OPT_REPORT_DENIALS, LR_ARG_NONE, 0 },
 	{ "rlimit-as", LR_OPT_RLIMIT_AS, LR_ARG_REQUIRED, 0 },
 	{ "rlimit-core", LR_OPT_RLIMIT_CORE, LR_ARG_REQUIRED, 0 },
 	{ "rlimit-cpu", LR_OPT_RLIMIT_CPU, LR_ARG_REQUIRED, 0 },
@@ -481,6 +484,21 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		free(p->audit_log);
 		p->audit_log = strdup(arg);
 		r = p->audit_log ? 0 : -ENOMEM;
+		break;
+	case LR_OPT_REPORT_DENIALS:
+		p->report_denials = true;
+		break;
+	case LR_OPT_LEARN:
+		/* the last one wins, as for --audit-log; it reports the denials too */
+		if (!*arg)
+			return lr_opt_fail(err, "--learn: empty path");
+		free(p->learn);
+		p->learn = strdup(arg);
+		r = p->learn ? 0 : -ENOMEM;
+		p->report_denials = true;
+		break;
+	case LR_OPT_LANDLOCK_AUDIT:
+		p->landlock_audit = true;
 		break;
 	case LR_OPT_RLIMIT_AS:
 	case LR_OPT_RLIMIT_CORE:

@@ -176,7 +176,15 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	set_row(plan, LR_PROT_NET_EGRESS, egress,
 		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS : LR_LAYER_NONE);
 
-	/* TCP: none at all without port flags; with them, Landlock picks the ports */
+	/*
+	 * TCP: none at all without port flags; with them, Landlock picks the
+	 * ports.  To report denials, Landlock denies every port rather than
+	 * seccomp every socket, so that the port of a refused connect shows:
+	 * only where no AF_UNIX socket can be made (below ABI 9, no --unix),
+	 * as listen(), denied then, has nothing else to listen on.
+	 */
+	if (policy->report_denials && !tcp && ll_tcp && !ll_unix && !policy->n_unix_paths)
+		tcp = true;
 	net->tcp = !restricted || tcp;
 	/* listen(2): not for TCP without --bind-tcp; but seccomp cannot tell a
 	 * TCP socket's listen from a UNIX one's, and UNIX servers (a harness's
@@ -272,10 +280,14 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	set_row(plan, LR_PROT_FDS, true, LR_LAYER_LAUNCHER);
 
 	if (plan->handled_fs || plan->handled_net || plan->scoped) {
-		/* landrun's own witness denial is not worth an audit record;
-		 * the command's denials are (the default for a new exec). */
+		/* The kernel (ABI 7+) audits a domain's denials before exec and
+		 * not after it, unless told otherwise.  landrun's own witness
+		 * denials before exec are not worth a record; the command's,
+		 * after exec, are recorded with --landlock-audit. */
 		plan->restrict_flags = lr_landlock_restrict_flags(plan->abi) &
-				       LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF;
+				       (LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+					(policy->landlock_audit ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+								: 0));
 	}
 }
 

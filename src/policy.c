@@ -49,6 +49,7 @@ void lr_policy_free(struct lr_policy *p)
 	for (size_t i = 0; i < p->n_allow_domains; i++)
 		free(p->allow_domains[i].host);
 	free(p->allow_domains);
+	free(p->learn);
 	lr_policy_init(p);
 }
 

@@ -32,6 +32,77 @@ static int export(scmp_filter_ctx ctx, unsigned char **buf, size_t *len)
 	return r;
 }
 
+static void emit(FILE *out, const char *name, const unsigned char *buf, size_t len)
+{
+	fprintf(out, "static const struct sock_filter %s[] = {\n", name);
+	for (size_t i = 0; i < len / sizeof(struct sock_filter); i++) {
+		struct sock_filter f;
+
+		memcpy(&f, buf + i * sizeof(f), sizeof(f));
+		fprintf(out, "\t{ 0x%04x, %u, %u, 0x%08x },\n", f.code, f.jt, f.jf, f.k);
+	}
+	fprintf(out, "};\n");
+}
+
+/* The filters of landrun's own processes and of --report-denials
+ * (seccomp.h), and the names of the native system calls, for the tracer's
+ * report. */
+static int emit_others(FILE *out)
+{
+	static const struct {
+		const char *name;
+		scmp_filter_ctx (*build)(char *err, size_t errlen);
+	} progs[] = {
+		{ "lr_bpf_egress", lr_seccomp_build_egress },
+		{ "lr_bpf_trace", lr_seccomp_build_trace },
+		{ "lr_bpf_tracer", lr_seccomp_build_tracer },
+	};
+	char err[512];
+	int max = 0;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
+		scmp_filter_ctx ctx = progs[i].build(err, sizeof(err));
+		unsigned char *buf;
+		size_t len;
+
+		if (!ctx || export(ctx, &buf, &len) < 0) {
+			fprintf(stderr, "lr-seccomp-gen: %s: %s\n", progs[i].name,
+				ctx ? "export failed" : err);
+			return -1;
+		}
+		seccomp_release(ctx);
+		emit(out, progs[i].name, buf, len);
+		fprintf(out, "static const struct sock_fprog %s_prog = { %zu, ", progs[i].name,
+			len / sizeof(struct sock_filter));
+		fprintf(out, "(struct sock_filter *)%s };\n", progs[i].name);
+		free(buf);
+	}
+	fprintf(out, "static const char *const lr_syscall_names[] = {\n");
+	for (int nr = 0; nr < 1024; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		if (name) {
+			fprintf(out, "\t[%d] = \"%s\",\n", nr, name);
+			max = nr;
+		}
+		free(name);
+	}
+	fprintf(out, "};\n#define LR_SYSCALL_NAMES %d\n", max + 1);
+	/* the table's calls: when each is denied, by number (1 + enum lr_seccomp_when) */
+	fprintf(out, "static const unsigned char lr_syscall_when[LR_SYSCALL_NAMES] = {\n");
+	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
+		int nr = seccomp_syscall_resolve_name(c->name);
+
+		if (nr == __NR_SCMP_ERROR)
+			nr = c->nr;
+		if (nr >= 0 && nr <= max)
+			fprintf(out, "\t[%d] = %d, /* %s */\n", nr, 1 + (int)c->when, c->name);
+	}
+	fprintf(out, "};\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char *bufs[LR_SECCOMP_KEYS];
@@ -66,37 +137,12 @@ int main(int argc, char **argv)
 			}
 		if (same[k] != k)
 			continue;
-		fprintf(out, "static const struct sock_filter lr_bpf_%u[] = {\n", k);
-		for (size_t i = 0; i < lens[k] / sizeof(struct sock_filter); i++) {
-			struct sock_filter f;
+		{
+			char name[32];
 
-			memcpy(&f, bufs[k] + i * sizeof(f), sizeof(f));
-			fprintf(out, "\t{ 0x%04x, %u, %u, 0x%08x },\n", f.code, f.jt, f.jf, f.k);
+			snprintf(name, sizeof(name), "lr_bpf_%u", k);
+			emit(out, name, bufs[k], lens[k]);
 		}
-		fprintf(out, "};\n");
-	}
-	/* the egress helper's */
-	{
-		scmp_filter_ctx ctx = lr_seccomp_build_egress(err, sizeof(err));
-		unsigned char *buf;
-		size_t len;
-
-		if (!ctx || export(ctx, &buf, &len) < 0) {
-			fprintf(stderr, "lr-seccomp-gen: egress: %s\n", ctx ? "export failed" : err);
-			return 1;
-		}
-		seccomp_release(ctx);
-		fprintf(out, "static const struct sock_filter lr_bpf_egress_insns[] = {\n");
-		for (size_t i = 0; i < len / sizeof(struct sock_filter); i++) {
-			struct sock_filter f;
-
-			memcpy(&f, buf + i * sizeof(f), sizeof(f));
-			fprintf(out, "\t{ 0x%04x, %u, %u, 0x%08x },\n", f.code, f.jt, f.jf, f.k);
-		}
-		fprintf(out, "};\nstatic const struct sock_fprog lr_bpf_egress = { %zu, "
-			     "(struct sock_filter *)lr_bpf_egress_insns };\n",
-			len / sizeof(struct sock_filter));
-		free(buf);
 	}
 	fprintf(out, "static const struct sock_fprog lr_bpf[%d] = {\n", LR_SECCOMP_KEYS);
 	for (unsigned k = 0; k < LR_SECCOMP_KEYS; k++)
@@ -105,5 +151,7 @@ int main(int argc, char **argv)
 	fprintf(out, "};\n");
 	for (unsigned k = 0; k < LR_SECCOMP_KEYS; k++)
 		free(bufs[k]);
+	if (emit_others(out) < 0)
+		return 1;
 	return fclose(out) == 0 ? 0 : 1;
 }

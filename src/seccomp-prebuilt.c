@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,12 +21,12 @@ const struct sock_fprog *lr_seccomp_prebuilt(const struct lr_plan *plan)
 	return &lr_bpf[lr_seccomp_key(plan)];
 }
 
-int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errlen)
+static int load(const struct sock_fprog *prog, const char *what, char *err, size_t errlen)
 {
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, lr_seccomp_prebuilt(plan)) < 0) {
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "seccomp: cannot load the filter: %s", strerror(e));
+		snprintf(err, errlen, "seccomp: cannot load the %s: %s", what, strerror(e));
 		return -e;
 	}
 	return 0;
@@ -33,19 +34,83 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
 
 const struct sock_fprog *lr_seccomp_prebuilt_egress(void)
 {
-	return &lr_bpf_egress;
+	return &lr_bpf_egress_prog;
 }
 
 int lr_seccomp_load_egress(char *err, size_t errlen)
 {
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, lr_seccomp_prebuilt_egress()) < 0) {
-		int e = errno;
+	return load(&lr_bpf_egress_prog, "egress helper's filter", err, errlen);
+}
 
-		snprintf(err, errlen, "seccomp: cannot load the egress helper's filter: %s",
-			 strerror(e));
-		return -e;
+int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errlen)
+{
+	return load(lr_seccomp_prebuilt(plan), "filter", err, errlen);
+}
+
+const struct sock_fprog *lr_seccomp_prebuilt_trace(void)
+{
+	return &lr_bpf_trace_prog;
+}
+
+const struct sock_fprog *lr_seccomp_prebuilt_tracer(void)
+{
+	return &lr_bpf_tracer_prog;
+}
+
+unsigned lr_seccomp_to_trap(const struct sock_fprog *prog, struct sock_fprog *out)
+{
+	unsigned turned = 0;
+
+	out->len = prog->len;
+	for (unsigned i = 0; i < prog->len; i++) {
+		struct sock_filter f = prog->filter[i];
+
+		if (f.code == (BPF_RET | BPF_K) &&
+		    (f.k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
+			f.k = SECCOMP_RET_TRAP | LR_SECCOMP_TRAP_MARK | (f.k & 0xffu);
+			turned++;
+		}
+		out->filter[i] = f;
 	}
-	return 0;
+	return turned;
+}
+
+int lr_seccomp_load_trace(const struct lr_plan *plan, char *err, size_t errlen)
+{
+	const struct sock_fprog *prog = lr_seccomp_prebuilt(plan);
+	struct sock_fprog trap = { 0 };
+	int r;
+
+	trap.filter = calloc(prog->len, sizeof(*trap.filter));
+	if (!trap.filter) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	lr_seccomp_to_trap(prog, &trap);
+	r = load(&trap, "trap filter (--report-denials)", err, errlen);
+	free(trap.filter);
+	if (r == 0)
+		r = load(&lr_bpf_trace_prog, "trace filter (--report-denials)", err, errlen);
+	return r;
+}
+
+int lr_seccomp_load_tracer(char *err, size_t errlen)
+{
+	return load(&lr_bpf_tracer_prog, "filter of the tracer", err, errlen);
+}
+
+const char *lr_seccomp_call_name(long nr)
+{
+	if (nr < 0 || nr >= LR_SYSCALL_NAMES)
+		return NULL;
+	return lr_syscall_names[nr];
+}
+
+int lr_seccomp_call_when(long nr)
+{
+	if (nr < 0 || nr >= LR_SYSCALL_NAMES || !lr_syscall_when[nr])
+		return -1;
+	return lr_syscall_when[nr] - 1;
 }
 
 int lr_seccomp_witness_check(void)

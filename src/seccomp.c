@@ -300,6 +300,48 @@ static void deny_terminal(struct filter *f)
 	deny_if(f, EPERM, "setpgid", 1, &cmp);
 }
 
+/*
+ * landrun's own processes that run no program and make no file: the tracer
+ * (--report-denials), which reads the command's paths and /proc entries and
+ * has no Landlock domain (one would forbid that), and the egress helper.
+ * They write only to the descriptors they hold (stderr, the audit log, the
+ * --learn file, their sockets).  openat2 keeps its flags in memory: ENOSYS,
+ * and libc falls back to openat.
+ */
+static void deny_changes(struct filter *f)
+{
+	static const char *const calls[] = {
+		"execve", "execveat", "truncate", "mkdir", "mkdirat", "mknod", "mknodat",
+		"symlink", "symlinkat", "link", "linkat", "rename", "renameat", "renameat2",
+		"unlink", "unlinkat", "rmdir", "utime", "utimes", "futimesat", "utimensat",
+		"memfd_create", "memfd_secret", "chmod", "fchmodat", "chown", "fchownat", "lchown",
+	};
+	static const uint64_t writing[] = { O_CREAT, O_TRUNC, O_APPEND, KERNEL_O_TMPFILE };
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} opens[] = { { "open", 1 }, { "openat", 2 } };
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
+		deny_if(f, EPERM, calls[i], 0, NULL);
+	deny_if(f, EPERM, "creat", 0, NULL);
+	deny_if(f, ENOSYS, "openat2", 0, NULL);
+	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++) {
+		/* O_WRONLY, O_RDWR and the invalid 3 */
+		for (uint64_t mode = O_WRONLY; mode <= O_ACCMODE; mode++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = O_ACCMODE, .datum_b = mode };
+			deny_if(f, EPERM, opens[i].name, 1, &cmp);
+		}
+		for (size_t w = 0; w < sizeof(writing) / sizeof(*writing); w++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = writing[w], .datum_b = writing[w] };
+			deny_if(f, EPERM, opens[i].name, 1, &cmp);
+		}
+	}
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -312,7 +354,7 @@ static void deny_subprocess(struct filter *f)
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
-	ALWAYS(EPERM, "ptrace"), ALWAYS(EPERM, "process_vm_readv"),
+	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER }, ALWAYS(EPERM, "process_vm_readv"),
 	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
 	/* namespaces */
 	ALWAYS(EPERM, "unshare"), ALWAYS(EPERM, "setns"),
@@ -381,69 +423,44 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_root_metadata;
 	case LR_SECCOMP_TERMINAL:
 		return plan->deny_terminal;
+	case LR_SECCOMP_NOT_TRACER:
+		return !plan->tracer;
 	}
 	return true;
 }
 
 /*
- * The egress helper's own, besides its plan's: it runs no program and makes
- * no file.  exec is denied; so is every open that could write or create (the
- * access mode, or O_CREAT or O_TRUNC, in the flags), and the calls that make
- * or change names.  openat2 keeps its flags in memory: ENOSYS, and libc uses
- * openat.
+ * Allow by default.  Native ABI only: anything else (int 0x80, x32) kills
+ * the process.  A binary tree of syscall numbers: hot calls pass in a few
+ * instructions.
  */
-static void deny_exec_and_files(struct filter *f)
+static int start(struct filter *f)
 {
-	static const char *const eperm[] = {
-		"execve", "execveat", "creat", "mknod", "mknodat", "mkdir", "mkdirat", "link",
-		"linkat", "symlink", "symlinkat", "rename", "renameat", "renameat2", "unlink",
-		"unlinkat", "rmdir", "truncate", "memfd_create", "chmod", "fchmodat", "chown",
-		"fchownat", "lchown",
-	};
-	static const struct {
-		const char *name;
-		unsigned flags_arg;
-	} opens[] = { { "open", 1 }, { "openat", 2 } };
-	static const uint64_t writing[][2] = {
-		{ O_ACCMODE, O_WRONLY }, { O_ACCMODE, O_RDWR }, { O_ACCMODE, O_ACCMODE },
-		{ O_CREAT, O_CREAT }, { O_TRUNC, O_TRUNC },
-	};
-
-	for (size_t i = 0; i < sizeof(eperm) / sizeof(*eperm); i++)
-		deny_if(f, EPERM, eperm[i], 0, NULL);
-	deny_if(f, ENOSYS, "openat2", 0, NULL);
-	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++)
-		for (size_t w = 0; w < sizeof(writing) / sizeof(*writing); w++) {
-			struct scmp_arg_cmp cmp = { .arg = opens[i].flags_arg,
-						    .op = SCMP_CMP_MASKED_EQ,
-						    .datum_a = writing[w][0],
-						    .datum_b = writing[w][1] };
-
-			deny_if(f, EPERM, opens[i].name, 1, &cmp);
-		}
-}
-
-static scmp_filter_ctx build(const struct lr_plan *plan, bool egress, char *err, size_t errlen)
-{
-	struct filter f = { .err = err, .errlen = errlen };
 	int r;
 
-	f.ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!f.ctx) {
-		snprintf(err, errlen, "seccomp: cannot create a filter");
-		return NULL;
+	f->ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!f->ctx) {
+		snprintf(f->err, f->errlen, "seccomp: cannot create a filter");
+		return -ENOMEM;
 	}
-	/* native ABI only: anything else (int 0x80, x32) kills the process */
-	r = seccomp_attr_set(f.ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	/* a binary tree of syscall numbers: hot calls pass in a few instructions */
+	r = seccomp_attr_set(f->ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r == 0)
-		r = seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+		r = seccomp_attr_set(f->ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (r < 0) {
-		snprintf(err, errlen, "seccomp: cannot set filter attributes: %s", strerror(-r));
-		seccomp_release(f.ctx);
-		return NULL;
+		snprintf(f->err, f->errlen, "seccomp: cannot set filter attributes: %s",
+			 strerror(-r));
+		seccomp_release(f->ctx);
+		f->ctx = NULL;
 	}
+	return r;
+}
 
+scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
+{
+	struct filter f = { .err = err, .errlen = errlen };
+
+	if (start(&f) < 0)
+		return NULL;
 	for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
 		const struct lr_seccomp_call *c = &lr_seccomp_calls[i];
 
@@ -459,18 +476,13 @@ static scmp_filter_ctx build(const struct lr_plan *plan, bool egress, char *err,
 		deny_root_metadata(&f);
 	if (plan->deny_terminal)
 		deny_terminal(&f);
-	if (egress)
-		deny_exec_and_files(&f);
+	if (plan->deny_changes)
+		deny_changes(&f);
 	if (f.rc < 0) {
 		seccomp_release(f.ctx);
 		return NULL;
 	}
 	return f.ctx;
-}
-
-scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
-{
-	return build(plan, false, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
@@ -483,7 +495,46 @@ scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
 	plan.seccomp = true;
 	plan.net = (struct lr_seccomp_net){ .restricted = true, .tcp = true, .udp = true };
 	plan.deny_subprocess = true;
-	return build(&plan, true, err, errlen);
+	plan.deny_changes = true;
+	return lr_seccomp_build(&plan, err, errlen);
+}
+
+/* What Landlock may deny: the tracer reads the results of these. */
+const char *const lr_seccomp_traced[] = {
+	"open", "openat", "openat2", "creat", "execve", "execveat", "truncate", "ftruncate",
+	"mkdir", "mkdirat", "mknod", "mknodat", "symlink", "symlinkat", "link", "linkat",
+	"rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "connect", "bind",
+};
+const size_t lr_seccomp_n_traced = sizeof(lr_seccomp_traced) / sizeof(*lr_seccomp_traced);
+
+scmp_filter_ctx lr_seccomp_build_trace(char *err, size_t errlen)
+{
+	struct filter f = { .err = err, .errlen = errlen };
+
+	if (start(&f) < 0)
+		return NULL;
+	for (size_t i = 0; i < lr_seccomp_n_traced; i++)
+		add(&f, SCMP_ACT_TRACE(0), lr_seccomp_traced[i], 0, 0, NULL);
+	if (f.rc < 0) {
+		seccomp_release(f.ctx);
+		return NULL;
+	}
+	return f.ctx;
+}
+
+scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen)
+{
+	struct lr_plan plan;
+
+	/* the supervisor's own (no new process, no socket) and more */
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	plan.deny_subprocess = true;
+	plan.net.restricted = true;
+	plan.deny_root_metadata = true;
+	plan.tracer = true;
+	plan.deny_changes = true;
+	return lr_seccomp_build(&plan, err, errlen);
 }
 
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen)

@@ -299,10 +299,11 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 		r = lr_user_drop_privileges(&policy.run_as, plan.switch_user, err, errlen);
 	if (r == 0 && (r = lr_caps_no_new_privs()) < 0)
 		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
-	if (r == 0 && (plan.handled_fs || plan.handled_net || plan.scoped))
+	if (r == 0 && !sv->trace && (plan.handled_fs || plan.handled_net || plan.scoped))
 		r = lr_landlock_enforce(&plan, &policy, &rules, err, errlen);
 	if (r == 0 && plan.seccomp)
-		r = lr_seccomp_load_prebuilt(&plan, err, errlen);
+		r = sv->trace ? lr_seccomp_load_tracer(err, errlen)
+			      : lr_seccomp_load_prebuilt(&plan, err, errlen);
 	lr_landlock_rules_free(&rules);
 	lr_policy_free(&policy);
 	if (r < 0 && strncmp(err, "supervisor: ", 12) != 0) {
@@ -316,18 +317,20 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 
 /* The word between the two: the record and its NUL from the child (with the
  * fd on the first bytes), "g" back from the parent. */
-int lr_supervise_ready(struct lr_supervisor *sv, const char *record, int fd)
+int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *fds, size_t nfds)
 {
 	const char *p = record ? record : "";
 	size_t len = strlen(p) + 1;
-	bool fd_sent = fd < 0;
+	bool fd_sent = nfds == 0;
 	char go = 0;
 	ssize_t n;
 
+	if (nfds > LR_SUPERVISE_MAX_FDS)
+		return -ECANCELED;
 	while (len) {
 		union {
 			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(int))];
+			char buf[CMSG_SPACE(sizeof(int) * LR_SUPERVISE_MAX_FDS)];
 		} control;
 		struct iovec iov = { (void *)p, len };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -337,12 +340,12 @@ int lr_supervise_ready(struct lr_supervisor *sv, const char *record, int fd)
 
 			memset(&control, 0, sizeof(control));
 			msg.msg_control = control.buf;
-			msg.msg_controllen = sizeof(control.buf);
+			msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 			c = CMSG_FIRSTHDR(&msg);
 			c->cmsg_level = SOL_SOCKET;
 			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &fd, sizeof(int));
+			c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+			memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 		}
 		n = sendmsg(sv->sock, &msg, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
@@ -362,17 +365,19 @@ int lr_supervise_ready(struct lr_supervisor *sv, const char *record, int fd)
 	return 0;
 }
 
-int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fd)
+int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t nfds)
 {
 	struct lr_buf buf = { 0 };
+	size_t got_fds = 0;
 	int r;
 
 	*record = NULL;
-	*fd = -1;
+	for (size_t i = 0; i < nfds; i++)
+		fds[i] = -1;
 	for (;;) {
 		union {
 			struct cmsghdr h;
-			char buf[CMSG_SPACE(sizeof(int))];
+			char buf[CMSG_SPACE(sizeof(int) * LR_SUPERVISE_MAX_FDS)];
 		} control;
 		char chunk[4096];
 		struct iovec iov = { chunk, sizeof(chunk) };
@@ -389,15 +394,20 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fd)
 			break;
 		}
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-			int got;
+			size_t count;
 
 			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 				continue;
-			memcpy(&got, CMSG_DATA(c), sizeof(got));
-			if (*fd < 0)
-				*fd = got;
-			else
-				close(got);
+			count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < count; i++) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(got));
+				if (got_fds < nfds)
+					fds[got_fds++] = got;
+				else
+					close(got);
+			}
 		}
 		if (n == 0) {
 			r = 0; /* the child ended first */
@@ -417,9 +427,10 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fd)
 		}
 	}
 	free(buf.s);
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
+	for (size_t i = 0; i < got_fds; i++) {
+		close(fds[i]);
+		fds[i] = -1;
+	}
 	return r;
 }
 
@@ -736,8 +747,8 @@ static void pass_stop(struct lr_supervisor *sv, int stopsig)
 static int reap(struct lr_supervisor *sv, struct lr_outcome *out)
 {
 	for (;;) {
-		int st;
-		pid_t pid = waitpid(-1, &st, WNOHANG | WUNTRACED);
+		int st, t;
+		pid_t pid = waitpid(-1, &st, WNOHANG | WUNTRACED | (sv->trace ? __WALL : 0));
 
 		if (pid == 0)
 			return 1;
@@ -745,6 +756,11 @@ static int reap(struct lr_supervisor *sv, struct lr_outcome *out)
 			continue;
 		if (pid < 0)
 			return errno == ECHILD ? 0 : -errno;
+		if (sv->trace && (t = sv->trace(sv->trace_data, pid, st)) >= 0) {
+			if (t > 0 && pid == sv->child)
+				pass_stop(sv, t);
+			continue;
+		}
 		if (pid != sv->child)
 			continue; /* an orphan */
 		if (WIFSTOPPED(st)) {

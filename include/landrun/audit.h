@@ -40,6 +40,13 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 		  const struct lr_plan *plan, const struct lr_fs_rules *rules, char *err,
 		  size_t errlen);
 
+/* The same check for another file landrun writes for the run (--learn):
+ * FLAG names it in ERR; FLAGS as for open(2), O_CREAT added.  The fd, or
+ * -errno with ERR. */
+int lr_audit_open_file(const char *flag, const char *path, int flags,
+		       const struct lr_policy *policy, const struct lr_plan *plan,
+		       const struct lr_fs_rules *rules, char *err, size_t errlen);
+
 /* The "started" record, one line: landrun's ARGV and working directory, the
  * SUPERVISOR's and the COMMAND's pids, and IN as --explain=json shows it.
  * malloc'd, or NULL (out of memory). */
@@ -59,6 +66,14 @@ char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *out, int
  */
 char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char *request,
 		      const char *host, unsigned port, const char *address, const char *reason);
+
+struct lr_denial;
+struct lr_advice;
+
+/* A "denied" record (--report-denials, by the supervisor, after the run):
+ * what D was, how often, and ADVICE.  malloc'd, or NULL. */
+char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
+		      const struct lr_advice *advice);
 
 /* Append LINE with one write.  0, or -errno. */
 int lr_audit_write(const struct lr_audit *a, const char *line);

@@ -26,4 +26,11 @@
 int lr_elf_deps(const char *path, const char *ld_library_path, struct lr_strlist *out,
 		char *err, size_t errlen);
 
+/*
+ * Append to OUT the interpreters the kernel opens to execute PATH, as it
+ * checks them: a "#!" script's interpreter, a dynamic ELF file's PT_INTERP,
+ * recursively (no libraries).  0, or -errno.
+ */
+int lr_elf_interpreters(const char *path, struct lr_strlist *out);
+
 #endif /* LANDRUN_ELF_H */

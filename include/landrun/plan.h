@@ -99,6 +99,10 @@ struct lr_plan {
 	bool deny_subprocess;
 	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
 	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
+	bool tracer;		/* the filter of landrun's tracer itself (--report-denials):
+				 * ptrace allowed */
+	bool deny_changes;	/* landrun's tracer or egress helper: no file changed,
+				 * nothing executed */
 
 	/* Who the command runs as. */
 	uid_t uid;

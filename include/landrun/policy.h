@@ -170,6 +170,11 @@ struct lr_policy {
 	char *audit_log;
 	struct lr_limit_setting limits[LR_LIMIT_COUNT];
 
+	/* Finding what to grant (trace.h, learn.h). */
+	bool report_denials;	/* list what the command was denied when it ends */
+	char *learn;		/* --learn FILE: add the grants that would have allowed it */
+	bool landlock_audit;	/* the kernel's audit records of Landlock denials after exec */
+
 	char **argv;		/* COMMAND [ARGS...], NULL-terminated, borrowed from main */
 };
 

@@ -30,6 +30,7 @@ enum lr_seccomp_when {
 	LR_SECCOMP_NO_SUBPROCESS,	/* --deny-subprocess */
 	LR_SECCOMP_ROOT_METADATA,	/* the command runs as uid 0 */
 	LR_SECCOMP_TERMINAL,		/* a terminal is within reach */
+	LR_SECCOMP_NOT_TRACER,		/* but in landrun's tracer (plan->tracer) */
 };
 
 /*
@@ -83,6 +84,28 @@ static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
 	plan->deny_terminal = key & 128;
 }
 
+/*
+ * --report-denials.  The command's filter is stacked with two more, and
+ * seccomp takes the strictest action of them all, so that they cannot
+ * allow what the command's filter denies:
+ *   - the command's own filter, every SECCOMP_RET_ERRNO turned into
+ *     SECCOMP_RET_TRAP with LR_SECCOMP_TRAP_MARK | errno as its data: a
+ *     denied call is still not executed, and the tracer sees it (SIGSYS);
+ *   - lr_bpf_trace: SECCOMP_RET_TRACE for the calls Landlock may deny (the
+ *     tracer reads their results).
+ * The tracer's own filter (plan->tracer): lr_seccomp_build_tracer().
+ */
+#define LR_SECCOMP_TRAP_MARK 0x4c00u
+#define LR_SECCOMP_TRAP_MASK 0xff00u
+
+/* The calls the trace filter sends to the tracer. */
+extern const char *const lr_seccomp_traced[];
+extern const size_t lr_seccomp_n_traced;
+
+/* Build the trace filter, or the filter of the tracer itself.  NULL with ERR. */
+scmp_filter_ctx lr_seccomp_build_trace(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen);
+
 struct sock_fprog;
 
 /* The filter compiled at build time for PLAN. */
@@ -95,6 +118,26 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
  * must be set).  0, or -errno with ERR. */
 const struct sock_fprog *lr_seccomp_prebuilt_egress(void);
 int lr_seccomp_load_egress(char *err, size_t errlen);
+
+/* After lr_seccomp_load_prebuilt: stack the trap and the trace filters for
+ * PLAN (the tracer must trace the caller already).  0, or -errno with ERR. */
+int lr_seccomp_load_trace(const struct lr_plan *plan, char *err, size_t errlen);
+
+/* The tracer's own filter, compiled at build time.  0, or -errno with ERR. */
+int lr_seccomp_load_tracer(char *err, size_t errlen);
+
+/* The trace filter and the tracer's, compiled at build time. */
+const struct sock_fprog *lr_seccomp_prebuilt_trace(void);
+const struct sock_fprog *lr_seccomp_prebuilt_tracer(void);
+
+/* PROG with every SECCOMP_RET_ERRNO turned into a marked SECCOMP_RET_TRAP,
+ * into OUT (room for PROG's length).  The number of returns turned. */
+unsigned lr_seccomp_to_trap(const struct sock_fprog *prog, struct sock_fprog *out);
+
+/* The name of the native system call NR ("openat"), or NULL. */
+const char *lr_seccomp_call_name(long nr);
+/* When the table of calls denies NR (enum lr_seccomp_when), or -1: not in it. */
+int lr_seccomp_call_when(long nr);
 
 /* After loading: 0 if a call the filter must deny is denied, -EPERM if not. */
 int lr_seccomp_witness_check(void);

@@ -57,6 +57,18 @@ struct lr_supervisor {
 	bool die_with_parent;
 	bool handshake;			/* the child waits for lr_supervise_go */
 	bool pty;			/* relay the terminal through a new pty */
+	/*
+	 * A tracer (--report-denials, trace.h), or NULL: every ptrace stop and
+	 * every end of a traced process that lr_supervise_wait reaps goes to
+	 * TRACE(TRACE_DATA, pid, status) first.  It returns 0 when it dealt
+	 * with it, the stop signal when the process entered a group-stop (the
+	 * supervisor then stops too, as for an untraced command), -1 when it
+	 * is the supervisor's business (an end).  With a tracer, the
+	 * supervisor has no Landlock domain of its own (it would forbid
+	 * reading the command's /proc entries) and the tracer's filter.
+	 */
+	int (*trace)(void *data, pid_t pid, int status);
+	void *trace_data;
 
 	/* set by lr_supervise_start */
 	pid_t child;			/* the command, once it execs (0 in the child) */
@@ -115,25 +127,32 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen);
  * confine itself with
  * Landlock (nothing but reading /proc; it may still signal the command, whose
  * Landlock domain is not inside its own) and the strictest of landrun's
- * seccomp filters (no new process, no socket).  0, or -errno with ERR.
+ * seccomp filters (no new process, no socket); a tracer, with no Landlock
+ * domain, the tracer's filter instead (no new process, no socket, no file
+ * changed, nothing executed).  0, or -errno with ERR.
  */
 int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
 			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
 			 size_t errlen);
 
+/* The most descriptors the child hands over. */
+#define LR_SUPERVISE_MAX_FDS 4
+
 /*
  * The child, when it is ready to confine itself: hand RECORD (a string, or
- * NULL) and FD (or -1) to the parent, and wait for its word.  0: go on, with
- * the signal mask restored; -ECANCELED: the parent gave up (and said why).
+ * NULL) and the N descriptors FDS to the parent, and wait for its word.  0:
+ * go on, with the signal mask restored; -ECANCELED: the parent gave up (and
+ * said why).
  */
-int lr_supervise_ready(struct lr_supervisor *sv, const char *record, int fd);
+int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *fds, size_t n);
 
 /*
  * The parent: wait for the child's word.  1: ready, with *RECORD (malloc'd,
- * or NULL if it sent none) and *FD (or -1); 0: the child ended before (its
+ * or NULL if it sent none) and the descriptors in FDS (N of them, in the
+ * child's order, -1 past those it sent); 0: the child ended before (its
  * status is for lr_supervise_wait); -errno.
  */
-int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fd);
+int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t n);
 
 /* The parent: let the child go on to confine itself and exec.  0, or -errno. */
 int lr_supervise_go(struct lr_supervisor *sv);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """startup.py - start-up cost as CPU time, from interleaved runs.
 
-  startup.py compare RUNS OUT.json --floor NAME [--floor NAME] -- NAME CMD [NAME CMD]...
+  startup.py compare RUNS OUT.json --floor NAME [--floor NAME] [--title TEXT] -- NAME CMD...
   startup.py scaling RUNS OUT.json LANDRUN WORKDIR POLICY
 
 Each run is one posix_spawn and one wait4.  The figure is the child's CPU time,
@@ -16,7 +16,9 @@ compare: CMD is split on spaces (no argument may hold one); leading NAME=VALUE
 words are added to the environment of that contender only.  The table gives
 each median, its interquartile range, and the ratio of CPU medians to each
 --floor, with the lowest and highest ratio over ten blocks of consecutive
-rounds: the spread a second session is expected to fall within.
+rounds: the spread a second session is expected to fall within.  --title
+names what is measured ("start-up" by default: scripts/bench-runtime.sh
+times whole workloads the same way).
 
 scaling: landrun (LANDRUN, with the words of POLICY) as the work grows:
 variables passed by --env-prefix, --ro grants of empty directories (made in
@@ -108,6 +110,8 @@ def compare(args):
     runs, out = int(args[0]), args[1]
     opts, pairs = args[2:args.index("--")], args[args.index("--") + 1:]
     floors = [opts[i + 1] for i in range(0, len(opts), 2) if opts[i] == "--floor"]
+    titles = [opts[i + 1] for i in range(0, len(opts), 2) if opts[i] == "--title"]
+    title = titles[-1] if titles else "start-up, CPU time (user + system) per start"
     if len(pairs) % 2 or not floors or runs < 2 * BLOCKS:
         sys.exit(__doc__)
     contenders = []
@@ -126,7 +130,7 @@ def compare(args):
 
     width = max(len(c.name) for c in contenders)
     print()
-    print(f"start-up, CPU time (user + system) per start: medians of {runs} interleaved runs;")
+    print(f"{title}: medians of {runs} interleaved runs;")
     print(f"IQR the interquartile range; ratios of CPU medians, lowest-highest over {BLOCKS} blocks")
     print(f"of {runs // BLOCKS} consecutive rounds")
     head = f"| {'contender':<{width}} | {'CPU ms':>7} | {'IQR':>13} | {'wall ms':>7} | {'IQR':>13} |"

@@ -1011,3 +1011,53 @@ Test(cli_lifetime, errors)
 	for (size_t i = 0; i < ARRAY_SIZE(lifetime_errors); i++)
 		check_error(&lifetime_errors[i]);
 }
+
+/* Finding what to grant: --learn reports the denials too; the last --learn wins. */
+Test(cli_denials, options)
+{
+	static const char *const plain[] = { "--landlock-audit", "sh", NULL };
+	static const char *const report[] = { "--report-denials", "sh", NULL };
+	static const char *const learn[] = { "--learn", "a.conf", "--learn=b.conf", "sh", NULL };
+	struct lr_opt_error err;
+	struct lr_policy p;
+	struct args a;
+
+	lr_policy_init(&p);
+	args_init(&a, plain);
+	cr_assert_eq(lr_cli_parse(a.argc, a.argv, &p, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect(p.landlock_audit);
+	cr_expect_not(p.report_denials);
+	cr_expect_null(p.learn);
+	lr_policy_free(&p);
+	args_free(&a);
+
+	lr_policy_init(&p);
+	args_init(&a, report);
+	cr_assert_eq(lr_cli_parse(a.argc, a.argv, &p, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect(p.report_denials);
+	cr_expect_null(p.learn);
+	cr_expect_not(p.landlock_audit);
+	lr_policy_free(&p);
+	args_free(&a);
+
+	lr_policy_init(&p);
+	args_init(&a, learn);
+	cr_assert_eq(lr_cli_parse(a.argc, a.argv, &p, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect(p.report_denials);
+	cr_expect_str_eq(p.learn, "b.conf");
+	lr_policy_free(&p);
+	args_free(&a);
+}
+
+static const struct error_case denials_errors[] = {
+	{ "--learn ''", { "--learn", "", "sh", NULL }, { "--learn", "empty" } },
+	{ "--learn without a file", { "--learn" }, { "--learn", "missing value" } },
+	{ "--report-denials=yes", { "--report-denials=yes", "sh", NULL }, { "--report-denials" } },
+	{ "--report (abbreviated)", { "--report", "sh", NULL }, { "--report", "unknown option" } },
+};
+
+Test(cli_denials, errors)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(denials_errors); i++)
+		check_error(&denials_errors[i]);
+}

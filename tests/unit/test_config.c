@@ -296,6 +296,29 @@ Test(config, lifetime_and_limits, .init = setup)
 	lr_policy_free(&p);
 }
 
+/* Finding what to grant, from a policy file: --learn's FILE is the file's. */
+Test(config, denials, .init = setup)
+{
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	write_file("a.conf", "learn = learned.conf\nlandlock-audit = true\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_expect(p.report_denials);
+	cr_expect(p.landlock_audit);
+	cr_expect_eq(p.learn[0], '/', "%s", p.learn);
+	cr_expect_str_eq(strrchr(p.learn, '/'), "/learned.conf");
+	lr_policy_free(&p);
+
+	write_file("a.conf", "report-denials = true\n");
+	cr_assert_eq(parse(&p, &err, "--config", "a.conf", "true", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_expect(p.report_denials);
+	cr_expect_null(p.learn);
+	lr_policy_free(&p);
+}
+
 /* A setting from a file is named by its FILE:LINE when it is at fault, and
  * every grant keeps where it came from. */
 Test(config, origins, .init = setup)

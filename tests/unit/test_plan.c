@@ -19,6 +19,7 @@
 #include "landrun/cli.h"
 #include "landrun/egress.h"
 #include "landrun/features.h"
+#include "landrun/landlock_uapi.h"
 #include "landrun/plan.h"
 #include "landrun/policy.h"
 
@@ -130,6 +131,8 @@ enum {
 	FOREIGN = 1 << 9,	/* ... that is not landrun's controlling terminal */
 	EGRESS = 1 << 10,	/* --allow-domain api.example.com */
 	NONETNS = 1 << 11,	/* ... and no network namespace (EPERM) */
+	REPORT = 1 << 12,	/* --report-denials */
+	LLAUDIT = 1 << 13,	/* --landlock-audit */
 };
 
 static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct lr_plan *plan)
@@ -146,6 +149,8 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 	p.unrestricted_net = flags & UNET;
 	p.unrestricted_scoped = flags & USCOPED;
 	p.deny_subprocess = flags & DENYSUB;
+	p.report_denials = flags & REPORT;
+	p.landlock_audit = flags & LLAUDIT;
 	if (flags & CONNECT)
 		cr_assert_eq(lr_option_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
 	if (flags & BIND)
@@ -441,6 +446,23 @@ static const struct policy_case policy_cases[] = {
 	  "LLL--LL|S-SSNS-SS..|PP.PP", 4, ABI2_FS, 0, 0, 0 },
 	{ "allow-domain and connect-tcp, ABI 10", 10, true, EGRESS | CONNECT,
 	  "LLLLLLL|SLLLNLLSS..|PP.PP", 0, ABI9_FS, 0xf, 0x3, 1 },
+	/* to report denials, Landlock denies every TCP port, where no AF_UNIX
+	 * socket could listen once listen() is denied */
+	{ "report-denials, ABI 7: TCP by Landlock", 7, true, REPORT,
+	  "LLLLLLL|SLSS.LLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	{ "report-denials, ABI 3: no TCP rights", 3, true, REPORT,
+	  "LLLL-LL|SSSS.S-SS..|PP.PP", 2, ABI3_FS, 0, 0, 0 },
+	{ "report-denials, ABI 9: AF_UNIX sockets, TCP stays seccomp's", 9, true, REPORT,
+	  "LLLLLLL|SSSL.LLSS..|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	{ "report-denials with --unix, ABI 8", 8, true, REPORT | UNIX,
+	  "LLLLLLL|SSS-.LLSS..|PP.PP", 1, ABI5_FS, 0, 0x3, 1 },
+	{ "report-denials with --connect-tcp, ABI 7", 7, true, REPORT | CONNECT,
+	  "LLLLLLL|SLSS.LLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	/* the kernel audits the command's Landlock denials (after exec) */
+	{ "landlock-audit, ABI 7", 7, true, LLAUDIT,
+	  "LLLLLLL|SSSS.LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 3 },
+	{ "landlock-audit, ABI 6: no such flag", 6, true, LLAUDIT,
+	  "LLLLLLL|SSSS.LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 0 },
 };
 
 Test(plan_egress, modes)
@@ -466,6 +488,23 @@ Test(plan_egress, modes)
 	cr_expect_eq(plan.netns_errno, 0);
 	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].requested, false);
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_NETNS), "netns");
+}
+
+/* --report-denials moves TCP to Landlock only as strict as before: no
+ * listen(), which autobinds a port Landlock does not see. */
+Test(plan_policy, report_denials_keeps_listen_denied)
+{
+	struct lr_plan plan;
+
+	compute_with(7, 0, true, 0, &plan);
+	cr_expect_not(plan.net.tcp);
+	compute_with(7, 0, true, REPORT, &plan);
+	cr_expect(plan.net.tcp);
+	cr_expect_not(plan.net.listen);
+	cr_expect_not(plan.net.udp);
+	cr_expect_not(plan.net.unix_socket);
+	cr_expect_eq(lr_plan_net_connect_rights(&plan), LANDLOCK_ACCESS_NET_CONNECT_TCP);
+	cr_expect_eq(lr_plan_net_bind_rights(&plan), LANDLOCK_ACCESS_NET_BIND_TCP);
 }
 
 /* Who the command runs as, and the filter bit for uid 0. */

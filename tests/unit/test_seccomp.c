@@ -1380,3 +1380,182 @@ Test(seccomp_egress, calls)
 	cr_expect_eq(try(syscall(SYS_unshare, 0)), EPERM, "unshare");
 	cr_expect_eq(try(syscall(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0)), EPERM, "ptrace");
 }
+
+/* ------------------------------------------------------------------ */
+/* (d) --report-denials: the trap copy, the trace filter, the tracer's  */
+
+/* The trap copy of every compiled filter decides as the filter does, but
+ * traps (marked, with the errno) where the filter fails a call. */
+Test(seccomp_trace, trap_copy_decides_as_the_filter)
+{
+#ifndef NATIVE_ARCH
+	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+#else
+	unsigned trapped = 0;
+
+	for (unsigned key = 0; key < LR_SECCOMP_KEYS; key++) {
+		struct lr_plan plan;
+		const struct sock_fprog *prog;
+		struct sock_fprog trap;
+
+		memset(&plan, 0, sizeof(plan));
+		plan.seccomp = true;
+		lr_seccomp_key_plan(key, &plan);
+		prog = lr_seccomp_prebuilt(&plan);
+		trap.filter = calloc(prog->len, sizeof(*trap.filter));
+		cr_assert_not_null(trap.filter);
+		/* libseccomp shares one return among the calls that fail alike */
+		cr_expect_geq(lr_seccomp_to_trap(prog, &trap), 2u, "key %u", key);
+		cr_expect_eq(trap.len, prog->len);
+		for (size_t i = 0; i < lr_seccomp_n_calls; i++) {
+			struct seccomp_data d = { .arch = NATIVE_ARCH };
+			uint32_t want, got;
+
+			d.nr = call_number(lr_seccomp_calls[i].name);
+			if (d.nr < 0)
+				continue;
+			want = bpf_run(prog, &d);
+			got = bpf_run(&trap, &d);
+			if ((want & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
+				cr_expect_eq(got, SECCOMP_RET_TRAP | LR_SECCOMP_TRAP_MARK |
+							  (want & SECCOMP_RET_DATA),
+					     "key %u: %s: %#x", key, lr_seccomp_calls[i].name, got);
+				trapped++;
+			} else {
+				cr_expect_eq(got, want, "key %u: %s", key, lr_seccomp_calls[i].name);
+			}
+		}
+		/* the mark leaves room for every errno */
+		cr_expect_eq(LR_SECCOMP_TRAP_MARK & 0xff, 0u);
+		free(trap.filter);
+	}
+	cr_expect_gt(trapped, 1000u);
+#endif
+}
+
+/* The trace filter sends the calls Landlock may deny to the tracer, and
+ * nothing else; a foreign ABI is still killed. */
+Test(seccomp_trace, trace_filter)
+{
+#ifndef NATIVE_ARCH
+	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+#else
+	const struct sock_fprog *prog = lr_seccomp_prebuilt_trace();
+	struct seccomp_data d = { .arch = NATIVE_ARCH };
+	unsigned traced = 0;
+
+	for (size_t i = 0; i < lr_seccomp_n_traced; i++) {
+		d.nr = call_number(lr_seccomp_traced[i]);
+		if (d.nr < 0)
+			continue;
+		cr_expect_eq(bpf_run(prog, &d), SECCOMP_RET_TRACE, "%s", lr_seccomp_traced[i]);
+		traced++;
+	}
+	cr_expect_geq(traced, 20u);
+	for (int nr = 0; nr < 512; nr++) {
+		const char *name = lr_seccomp_call_name(nr);
+		bool listed = false;
+
+		if (!name)
+			continue;
+		for (size_t i = 0; i < lr_seccomp_n_traced; i++)
+			listed |= strcmp(name, lr_seccomp_traced[i]) == 0;
+		d.nr = nr;
+		if (!listed)
+			cr_expect_eq(bpf_run(prog, &d), SECCOMP_RET_ALLOW, "%s", name);
+	}
+	d.nr = SYS_openat;
+	d.arch = AUDIT_ARCH_I386;
+	cr_expect_eq(bpf_run(prog, &d), SECCOMP_RET_KILL_PROCESS);
+#endif
+}
+
+/* The tracer's own filter: ptrace and reading files allowed; writing,
+ * making or removing files, executing, new processes and sockets denied. */
+Test(seccomp_trace, tracer_filter)
+{
+#ifndef NATIVE_ARCH
+	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+#else
+	static const struct {
+		const char *name;
+		uint64_t args[3];
+		uint32_t want;
+	} cases[] = {
+		{ "ptrace", { 0 }, SECCOMP_RET_ALLOW },
+		{ "wait4", { 0 }, SECCOMP_RET_ALLOW },
+		{ "openat", { AT_FDCWD, 0, O_RDONLY | O_CLOEXEC }, SECCOMP_RET_ALLOW },
+		{ "openat", { AT_FDCWD, 0, O_RDONLY | O_NONBLOCK }, SECCOMP_RET_ALLOW },
+		{ "faccessat2", { 0 }, SECCOMP_RET_ALLOW },
+		{ "readlink", { 0 }, SECCOMP_RET_ALLOW },
+		{ "ftruncate", { 3, 0 }, SECCOMP_RET_ALLOW },
+		{ "openat", { AT_FDCWD, 0, O_WRONLY }, SECCOMP_RET_ERRNO | EPERM },
+		{ "openat", { AT_FDCWD, 0, O_RDWR }, SECCOMP_RET_ERRNO | EPERM },
+		{ "openat", { AT_FDCWD, 0, O_RDONLY | O_CREAT }, SECCOMP_RET_ERRNO | EPERM },
+		{ "openat", { AT_FDCWD, 0, O_RDONLY | O_TRUNC }, SECCOMP_RET_ERRNO | EPERM },
+		{ "open", { 0, O_WRONLY | O_APPEND }, SECCOMP_RET_ERRNO | EPERM },
+		{ "openat2", { 0 }, SECCOMP_RET_ERRNO | ENOSYS },
+		{ "execve", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "unlink", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "renameat2", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "mkdir", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "chmod", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "fork", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "socket", { AF_INET, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+		{ "process_vm_readv", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+	};
+	const struct sock_fprog *prog = lr_seccomp_prebuilt_tracer();
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct seccomp_data d = { .arch = NATIVE_ARCH };
+
+		d.nr = call_number(cases[i].name);
+		if (d.nr < 0)
+			continue; /* not on this architecture */
+		memcpy(d.args, cases[i].args, sizeof(cases[i].args));
+		cr_expect_eq(bpf_run(prog, &d), cases[i].want, "%s (%#llx): %#x", cases[i].name,
+			     (unsigned long long)cases[i].args[2], bpf_run(prog, &d));
+	}
+#endif
+}
+
+/* The prebuilt trace and tracer filters are what libseccomp builds now. */
+Test(seccomp_trace, prebuilt_equals_a_fresh_build)
+{
+	scmp_filter_ctx (*const builds[])(char *, size_t) = { lr_seccomp_build_trace,
+							      lr_seccomp_build_tracer };
+	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(),
+					   lr_seccomp_prebuilt_tracer() };
+	char err[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(builds); i++) {
+		scmp_filter_ctx ctx = builds[i](err, sizeof(err));
+		int fd = memfd_create("bpf", MFD_CLOEXEC);
+		size_t len;
+		char *raw;
+
+		cr_assert_not_null(ctx, "%s", err);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
+		raw = slurp(fd, &len);
+		close(fd);
+		seccomp_release(ctx);
+		cr_expect(len == pre[i]->len * sizeof(*pre[i]->filter) &&
+				  memcmp(raw, pre[i]->filter, len) == 0,
+			  "filter %zu differs from a fresh build", i);
+		free(raw);
+	}
+}
+
+Test(seccomp_trace, call_names)
+{
+	cr_expect_str_eq(lr_seccomp_call_name(SYS_openat), "openat");
+	cr_expect_str_eq(lr_seccomp_call_name(SYS_mount), "mount");
+	cr_expect_null(lr_seccomp_call_name(-1));
+	cr_expect_null(lr_seccomp_call_name(100000));
+	cr_expect_eq(lr_seccomp_call_when(SYS_mount), LR_SECCOMP_ALWAYS);
+	cr_expect_eq(lr_seccomp_call_when(SYS_ptrace), LR_SECCOMP_NOT_TRACER);
+	cr_expect_eq(lr_seccomp_call_when(SYS_chmod), LR_SECCOMP_ROOT_METADATA);
+	cr_expect_eq(lr_seccomp_call_when(SYS_setsid), LR_SECCOMP_TERMINAL);
+	cr_expect_eq(lr_seccomp_call_when(SYS_getpid), -1);
+}

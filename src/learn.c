@@ -1,0 +1,1228 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "landrun/elf.h"
+#include "landrun/exec.h"
+#include "landrun/learn.h"
+#include "landrun/seccomp.h"
+#include "landrun/secrets.h"
+
+#define CLONE_NEW_ANY (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
+		       CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* ------------------------------------------------------------ the denials */
+
+void lr_denial_free(struct lr_denial *d)
+{
+	free(d->asked);
+	free(d->path);
+	free(d->asked2);
+	free(d->path2);
+	lr_strlist_free(&d->interps);
+	memset(d, 0, sizeof(*d));
+}
+
+void lr_denials_free(struct lr_denials *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		lr_denial_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Do A and B deny the same thing? */
+static bool same_denial(const struct lr_denial *a, const struct lr_denial *b)
+{
+	_cleanup_free_ char *wa = NULL, *wb = NULL;
+
+	if (a->op != b->op)
+		return false;
+	switch (a->op) {
+	case LR_DENIED_CONNECT_TCP:
+	case LR_DENIED_BIND_TCP:
+		return a->port == b->port;
+	case LR_DENIED_CALL:
+		wa = lr_denial_what(a);
+		wb = lr_denial_what(b);
+		return wa && wb && strcmp(wa, wb) == 0;
+	default:
+		return a->abstract == b->abstract &&
+		       same_str(a->path ? a->path : a->asked, b->path ? b->path : b->asked) &&
+		       same_str(a->path2 ? a->path2 : a->asked2, b->path2 ? b->path2 : b->asked2);
+	}
+}
+
+int lr_denials_add(struct lr_denials *l, struct lr_denial *d)
+{
+	struct lr_denial *slot;
+
+	if (!d->count)
+		d->count = 1;
+	for (size_t i = 0; i < l->n; i++) {
+		if (same_denial(&l->v[i], d)) {
+			l->v[i].count += d->count;
+			lr_denial_free(d);
+			return 0;
+		}
+	}
+	if (l->n >= LR_DENIALS_MAX) {
+		l->dropped += d->count;
+		lr_denial_free(d);
+		return 0;
+	}
+	slot = lr_array_push(&l->v, &l->n, sizeof(*slot));
+	if (!slot) {
+		lr_denial_free(d);
+		return -ENOMEM;
+	}
+	*slot = *d;
+	memset(d, 0, sizeof(*d));
+	return 0;
+}
+
+/* -------------------------------------------------------------- the context */
+
+static int add_known(struct lr_learn_context *ctx, const char *path, unsigned access,
+		     const char *name)
+{
+	struct lr_known_grant *k;
+	struct stat st;
+	char *real;
+
+	/* landrun resolves /proc/self in the command's process, not here */
+	if (strcmp(path, "/proc/self") == 0 || strncmp(path, "/proc/self/", 11) == 0)
+		real = strdup(path);
+	else
+		real = realpath(path, NULL);
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 0; /* missing: grants nothing */
+	k = lr_array_push(&ctx->grants, &ctx->n_grants, sizeof(*k));
+	if (!k) {
+		free(real);
+		return -ENOMEM;
+	}
+	k->path = real;
+	k->access = access;
+	k->is_dir = stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+	k->name = name;
+	return 0;
+}
+
+int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *policy,
+			  const char *home, int abi)
+{
+	char buf[32];
+	FILE *f;
+	int r = 0;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->abi = abi;
+	ctx->profile = policy->profile;
+	ctx->connect_tcp = policy->connect_tcp;
+	ctx->n_connect_tcp = policy->n_connect_tcp;
+	ctx->bind_tcp = policy->bind_tcp;
+	ctx->n_bind_tcp = policy->n_bind_tcp;
+	ctx->deny_subprocess = policy->deny_subprocess;
+	ctx->unprivileged_port = 1024;
+	f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			ctx->unprivileged_port = (unsigned)strtoul(buf, NULL, 10);
+		fclose(f);
+	}
+	if (home && home[0] == '/')
+		ctx->home = realpath(home, NULL);
+	if (policy->env_file)
+		ctx->env_file = realpath(policy->env_file, NULL);
+	for (size_t i = 0; r == 0 && i < policy->n_grants; i++)
+		r = add_known(ctx, policy->grants[i].path, policy->grants[i].access,
+			      policy->grants[i].name);
+	/* what the child adds (main.c): the command itself, what it loads */
+	if (r == 0 && policy->add_exec && policy->argv[0]) {
+		_cleanup_free_ char *cmd = NULL;
+
+		if (lr_exec_resolve(policy->argv[0], getenv("PATH"), &cmd) == 0)
+			r = add_known(ctx, cmd, LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+		if (r == 0 && cmd && policy->ldd) {
+			struct lr_strlist deps = { 0 };
+			char err[256];
+
+			lr_elf_deps(cmd, getenv("LD_LIBRARY_PATH"), &deps, err, sizeof(err));
+			for (size_t i = 0; r == 0 && i < deps.n; i++)
+				r = add_known(ctx, deps.v[i], LR_ACCESS_RO | LR_ACCESS_X, "--ldd");
+			lr_strlist_free(&deps);
+		}
+	}
+	if (r < 0)
+		lr_learn_context_free(ctx);
+	return r;
+}
+
+void lr_learn_context_free(struct lr_learn_context *ctx)
+{
+	for (size_t i = 0; i < ctx->n_grants; i++)
+		free(ctx->grants[i].path);
+	free(ctx->grants);
+	free(ctx->home);
+	free(ctx->env_file);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+/* The known grant that gives ACCESS (all its bits) to PATH, or NULL. */
+static const struct lr_known_grant *covered(const struct lr_learn_context *ctx, const char *path,
+					    unsigned access)
+{
+	for (size_t i = 0; path && i < ctx->n_grants; i++) {
+		const struct lr_known_grant *k = &ctx->grants[i];
+
+		if ((k->access & access) != access)
+			continue;
+		if (k->is_dir ? lr_path_beneath(path, k->path) : strcmp(path, k->path) == 0)
+			return k;
+	}
+	return NULL;
+}
+
+static bool port_in(unsigned port, const struct lr_port_range *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (port >= v[i].first && port <= v[i].last)
+			return true;
+	return false;
+}
+
+/* -------------------------------------------------------- names and paths */
+
+/*
+ * The end of PATH's first component that is a secret's name (SECRET) or a
+ * protected one (else, with *RUNNER), as an offset into PATH, or 0.
+ */
+static size_t named_component(const char *path, bool secret, const char **runner)
+{
+	const char *p = path;
+
+	while (p && *p) {
+		const char *end;
+		char name[NAME_MAX + 1];
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		end = strchrnul(p, '/');
+		n = (size_t)(end - p);
+		if (n > 0 && n <= NAME_MAX) {
+			const char *r;
+
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (secret ? lr_secret_name(name) : (r = lr_protected_name(name)) != NULL) {
+				if (runner && !secret)
+					*runner = r;
+				return (size_t)(end - path);
+			}
+		}
+		p = end;
+	}
+	return 0;
+}
+
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+static unsigned depth(const char *path)
+{
+	unsigned n = 0;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			n++;
+	return n;
+}
+
+/*
+ * Can VALUE be written as a policy file's value and read back the same?
+ * Policy files split lists at commas, expand ${...} and a leading ~, and
+ * start comments at " #" and " ;".
+ */
+static bool writable_value(const char *v)
+{
+	if (!*v || *v == '~' || isspace((unsigned char)*v) ||
+	    isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
+	    strstr(v, " #") || strstr(v, " ;") || strstr(v, "\t#") || strstr(v, "\t;"))
+		return false;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ advice */
+
+void lr_advice_free(struct lr_advice *a)
+{
+	free(a->value);
+	free(a->note);
+	memset(a, 0, sizeof(*a));
+}
+
+static int note(struct lr_advice *a, char *text)
+{
+	a->kind = LR_ADVICE_NOTE;
+	a->note = text;
+	return text ? 0 : -ENOMEM;
+}
+
+static int grant(struct lr_advice *a, const char *key, char *value, char *remark)
+{
+	a->kind = LR_ADVICE_GRANT;
+	a->key = key;
+	a->value = value;
+	a->note = remark;
+	if (!value)
+		return -ENOMEM;
+	if (!writable_value(value)) {
+		char *why = format("--%s %s would allow it, but a policy file cannot hold that "
+				   "name: grant it on the command line",
+				   key, value);
+
+		free(a->value);
+		free(a->note);
+		a->value = NULL;
+		return note(a, why);
+	}
+	return 0;
+}
+
+/* /proc/PID/... of the command itself is /proc/self/... to landrun. */
+static int proc_path(const struct lr_denial *d, const char *path, char **out)
+{
+	char *end;
+	long pid;
+
+	*out = NULL;
+	if (strncmp(path, "/proc/", 6) != 0 || !isdigit((unsigned char)path[6]))
+		return 0;
+	pid = strtol(path + 6, &end, 10);
+	if (*end != '/' && *end != '\0')
+		return 0;
+	if (!d->main || pid != d->pid)
+		return 1;
+	*out = format("/proc/self%s", end);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int secret_note(struct lr_advice *a, const char *path, size_t end, bool env_file)
+{
+	if (env_file)
+		return note(a, format("the --env-file, kept out on purpose (the command gets the "
+				      "variables you select from it, never the file)"));
+	return note(a, format("a secret file, kept out on purpose; --allow-dotenv %.*s would let "
+			      "the command read it (think twice: it holds keys)",
+			      (int)end, path));
+}
+
+static int protected_note(struct lr_advice *a, const char *path, size_t end, const char *runner)
+{
+	return note(a, format("read-only on purpose: %s runs what is there later, outside "
+			      "the sandbox; --allow-protected %.*s would make it writable "
+			      "(think twice)",
+			      runner, (int)end, path));
+}
+
+/* A file or a directory to read (RO) or write (RW). */
+static int advise_path(const struct lr_denial *d, const struct lr_learn_context *ctx,
+		       unsigned access, struct lr_advice *a)
+{
+	const char *path = d->path, *runner = NULL, *shared;
+	const struct lr_known_grant *k;
+	_cleanup_free_ char *proc = NULL;
+	size_t end;
+	int r;
+
+	if (!path)
+		return note(a, format("its path could not be resolved"));
+	if (ctx->env_file && strcmp(path, ctx->env_file) == 0)
+		return secret_note(a, path, strlen(path), true);
+	/* a symlink with a secret's name makes what it points to a secret */
+	end = named_component(path, true, NULL);
+	if (!end && d->asked && named_component(d->asked, true, NULL))
+		end = strlen(path);
+	if (end)
+		return secret_note(a, path, end, false);
+	if ((access & LR_ACCESS_RW) && (end = named_component(path, false, &runner)))
+		return protected_note(a, path, end, runner);
+	r = proc_path(d, path, &proc);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		return note(a, format("the /proc entry of a process the command started: landrun "
+				      "grants /proc/self to the command's own pid only; --ro /proc "
+				      "would allow it, and show every process"));
+	if (proc)
+		path = proc;
+	if ((k = covered(ctx, path, access)))
+		return note(a, format("granted by %s already, and denied all the same: see "
+				      "--explain",
+				      k->name));
+	if (d->op == LR_DENIED_LIST && (shared = lr_policy_shared_dir(path, ctx->home)))
+		return note(a, format("%s %s: grant what the command needs inside it instead", path,
+				      shared));
+	return grant(a, access & LR_ACCESS_RW ? "rw" : "ro", strdup(path), NULL);
+}
+
+/* An entry made in, or removed from, the directory holding PATH. */
+static int advise_dir(const char *path, const struct lr_learn_context *ctx, struct lr_advice *a)
+{
+	_cleanup_free_ char *dir = path ? parent_of(path) : NULL;
+	const char *runner = NULL, *shared;
+	size_t end;
+
+	if (!path)
+		return note(a, format("its path could not be resolved"));
+	if (!dir)
+		return -ENOMEM;
+	if ((end = named_component(path, false, &runner)))
+		return protected_note(a, path, end, runner);
+	if ((end = named_component(dir, true, NULL)))
+		return secret_note(a, dir, end, false);
+	if (covered(ctx, dir, LR_ACCESS_RW))
+		return note(a, format("%s is carved around what the command must not get "
+				      "in it (.git, .env and the like): nothing new can be "
+				      "made directly in it; make it in a subdirectory (a "
+				      "directory: make it beforehand, --mkdir %s)",
+				      dir, path));
+	if ((shared = lr_policy_shared_dir(dir, ctx->home)))
+		return note(a, format("in %s, which %s: give the command a directory of its "
+				      "own (--private-tmp, --private-home, or --rw DIR --env "
+				      "TMPDIR=DIR)",
+				      dir, shared));
+	return grant(a, "rw", strdup(dir), NULL);
+}
+
+static int advise_rename(const struct lr_denial *d, const struct lr_learn_context *ctx,
+			 struct lr_advice *a)
+{
+	_cleanup_free_ char *from = d->path ? parent_of(d->path) : NULL;
+	_cleanup_free_ char *to = d->path2 ? parent_of(d->path2) : NULL;
+	int r;
+
+	if (!d->path || !d->path2)
+		return note(a, format("its paths could not be resolved"));
+	if (!from || !to)
+		return -ENOMEM;
+	/* the side that lacks the right; the new name's when both do */
+	if (covered(ctx, to, LR_ACCESS_RW) && !covered(ctx, from, LR_ACCESS_RW))
+		return advise_dir(d->path, ctx, a);
+	r = advise_dir(d->path2, ctx, a);
+	if (r == 0 && a->kind == LR_ADVICE_GRANT && strcmp(from, to) != 0 &&
+	    !covered(ctx, from, LR_ACCESS_RW) && !a->note)
+		a->note = format("moving from %s needs --rw %s too", from, from);
+	return r;
+}
+
+static int advise_exec(const struct lr_denial *d, const struct lr_learn_context *ctx,
+		       struct lr_advice *a)
+{
+	const struct lr_known_grant *k;
+
+	if (!d->path)
+		return note(a, format("its path could not be resolved"));
+	if (!covered(ctx, d->path, LR_ACCESS_X))
+		return grant(a, "rox", strdup(d->path), NULL);
+	/* the kernel opens the interpreters with it, and needs the same right */
+	for (size_t i = 0; i < d->interps.n; i++)
+		if (!covered(ctx, d->interps.v[i], LR_ACCESS_X))
+			return grant(a, "rox", strdup(d->interps.v[i]),
+				     format("its interpreter: %s is executable by %s already",
+					    d->path, covered(ctx, d->path, LR_ACCESS_X)->name));
+	k = covered(ctx, d->path, LR_ACCESS_X);
+	return note(a, format("executable by %s already, as are its interpreters: see --explain",
+			      k->name));
+}
+
+static const char *family_name(int family)
+{
+	switch (family) {
+	case AF_UNIX:
+		return "AF_UNIX";
+	case AF_INET:
+		return "AF_INET";
+	case AF_INET6:
+		return "AF_INET6";
+	case AF_NETLINK:
+		return "AF_NETLINK";
+	case AF_PACKET:
+		return "AF_PACKET";
+	case AF_BLUETOOTH:
+		return "AF_BLUETOOTH";
+	case AF_VSOCK:
+		return "AF_VSOCK";
+	case AF_ALG:
+		return "AF_ALG";
+	}
+	return NULL;
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case SOCK_STREAM:
+		return "SOCK_STREAM";
+	case SOCK_DGRAM:
+		return "SOCK_DGRAM";
+	case SOCK_RAW:
+		return "SOCK_RAW";
+	case SOCK_SEQPACKET:
+		return "SOCK_SEQPACKET";
+	}
+	return NULL;
+}
+
+static const char *ioctl_name(unsigned long cmd)
+{
+	static const struct {
+		unsigned long cmd;
+		const char *name;
+	} names[] = {
+		{ TIOCSTI, "TIOCSTI" },	    { TIOCLINUX, "TIOCLINUX" },
+		{ TIOCSPGRP, "TIOCSPGRP" }, { TIOCSCTTY, "TIOCSCTTY" },
+		{ TIOCNOTTY, "TIOCNOTTY" }, { FS_IOC_SETFLAGS, "FS_IOC_SETFLAGS" },
+		{ FS_IOC_FSSETXATTR, "FS_IOC_FSSETXATTR" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (names[i].cmd == cmd)
+			return names[i].name;
+	return NULL;
+}
+
+/* What the seccomp filter denied: a call, and the arguments that matter. */
+static char *call_what(const struct lr_denial *d)
+{
+	const char *name = lr_seccomp_call_name(d->nr);
+	int family = (int)(uint32_t)d->args[0], type = (int)(d->args[1] & 0xf);
+
+	if (!name)
+		return format("system call %ld", d->nr);
+	if (strcmp(name, "socket") == 0 || strcmp(name, "socketpair") == 0) {
+		const char *f = family_name(family), *t = type_name(type);
+		char fbuf[32], tbuf[32];
+
+		if (!f)
+			snprintf(fbuf, sizeof(fbuf), "family %d", family);
+		if (!t)
+			snprintf(tbuf, sizeof(tbuf), "type %d", type);
+		if (family == AF_NETLINK)
+			return format("%s AF_NETLINK protocol %d", name, (int)(uint32_t)d->args[2]);
+		return format("%s %s %s", name, f ? f : fbuf, t ? t : tbuf);
+	}
+	if (strcmp(name, "ioctl") == 0) {
+		const char *c = ioctl_name((unsigned long)(uint32_t)d->args[1]);
+
+		return c ? format("ioctl %s", c) : format("ioctl %#lx", (unsigned long)d->args[1]);
+	}
+	if (strcmp(name, "clone") == 0 && (d->args[0] & CLONE_NEW_ANY))
+		return format("clone with new namespaces");
+	if (strcmp(name, "personality") == 0)
+		return format("personality %#lx", (unsigned long)d->args[0]);
+	if (strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
+	    strcmp(name, "sendmmsg") == 0)
+		return format("%s MSG_FASTOPEN", name);
+	return strdup(name);
+}
+
+static int advise_socket(const struct lr_denial *d, const struct lr_learn_context *ctx,
+			 struct lr_advice *a)
+{
+	int family = (int)(uint32_t)d->args[0], type = (int)(d->args[1] & 0xf);
+
+	if (family == AF_INET || family == AF_INET6) {
+		if (type == SOCK_STREAM)
+			return note(a, format("net.tcp: TCP needs --connect-tcp PORT or --bind-tcp "
+					      "PORT; the port shows in the report once TCP "
+					      "sockets are allowed (any --connect-tcp%s)",
+					      ctx->abi >= 4 ? "" : ", and Landlock ABI 4"));
+		if (type == SOCK_DGRAM)
+			return note(a, format("net.udp: only --unrestricted-network allows UDP "
+					      "(Landlock confines UDP to ports only from ABI 10)"));
+	}
+	if (family == AF_UNIX)
+		return note(a, format("net.unix: --unix PATH allows one socket; the path shows in "
+				      "the report once AF_UNIX sockets are allowed%s",
+				      ctx->abi >= 9 ? "" :
+				      " (below Landlock ABI 9 --unix cannot confine the command to "
+				      "PATH: --on-unsupported decides)"));
+	return note(a, format("net.sockets: only --unrestricted-network allows it"));
+}
+
+static int advise_call(const struct lr_denial *d, const struct lr_learn_context *ctx,
+		       struct lr_advice *a)
+{
+	const char *name = lr_seccomp_call_name(d->nr);
+	int when = lr_seccomp_call_when(d->nr);
+	static const char surface[] = "kernel.surface: no flag allows it";
+	static const char root[] = "privs.root-metadata: as uid 0 the command may not change the "
+				   "mode, owner or extended attributes of any file; run it as "
+				   "another user (--user USER)";
+	static const char tty[] = "tty.foreground: denied while a terminal is within reach; run "
+				  "landrun without one (no controlling terminal, none on fds 0-2)";
+
+	if (!name)
+		return note(a, format("denied by the seccomp filter"));
+	if (strcmp(name, "socket") == 0)
+		return advise_socket(d, ctx, a);
+	if (strcmp(name, "socketpair") == 0)
+		return note(a, format("net.unix: datagram socket pairs (which sendto can aim at "
+				      "any socket path) are allowed from Landlock ABI 9, or with "
+				      "--unrestricted-network"));
+	if (strcmp(name, "listen") == 0)
+		return note(a, format("net.tcp: listen needs --bind-tcp PORT (a socket listens on "
+				      "a port it was bound to)"));
+	if (strcmp(name, "sendto") == 0 || strcmp(name, "sendmsg") == 0 ||
+	    strcmp(name, "sendmmsg") == 0)
+		return note(a, format("TCP Fast Open connects where Landlock does not look: no "
+				      "flag allows it (connect first)"));
+	if (strcmp(name, "ioctl") == 0) {
+		unsigned long cmd = (unsigned long)(uint32_t)d->args[1];
+
+		if (cmd == TIOCSPGRP || cmd == TIOCSCTTY || cmd == TIOCNOTTY)
+			return note(a, strdup(tty));
+		if (cmd == FS_IOC_SETFLAGS || cmd == FS_IOC_FSSETXATTR)
+			return note(a, strdup(root));
+		return note(a, strdup(surface));
+	}
+	if (strcmp(name, "setpgid") == 0)
+		return note(a, strdup(tty));
+	if (strcmp(name, "open") == 0 || strcmp(name, "openat") == 0 ||
+	    strcmp(name, "creat") == 0 || strcmp(name, "mknod") == 0 ||
+	    strcmp(name, "mknodat") == 0)
+		return note(a, format("privs.root-metadata: as uid 0 the command may not make a "
+				      "setuid or setgid file; run it as another user (--user "
+				      "USER)"));
+	if ((strcmp(name, "clone") == 0 && !(d->args[0] & CLONE_NEW_ANY)) ||
+	    when == LR_SECCOMP_NO_SUBPROCESS)
+		return note(a, format("proc.no-subprocess: --deny-subprocess forbids new "
+				      "processes"));
+	switch (when) {
+	case LR_SECCOMP_NO_LISTEN:
+		return note(a, format("net.tcp: listen needs --bind-tcp PORT"));
+	case LR_SECCOMP_ROOT_METADATA:
+		return note(a, strdup(root));
+	case LR_SECCOMP_TERMINAL:
+		return note(a, strdup(tty));
+	default:
+		return note(a, strdup(surface));
+	}
+}
+
+int lr_learn_advise(const struct lr_denial *d, const struct lr_learn_context *ctx,
+		    struct lr_advice *a)
+{
+	memset(a, 0, sizeof(*a));
+	switch (d->op) {
+	case LR_DENIED_READ:
+	case LR_DENIED_LIST:
+		return advise_path(d, ctx, LR_ACCESS_RO, a);
+	case LR_DENIED_WRITE:
+	case LR_DENIED_TRUNCATE:
+		return advise_path(d, ctx, LR_ACCESS_RO | LR_ACCESS_RW, a);
+	case LR_DENIED_CREATE:
+	case LR_DENIED_REMOVE:
+		return advise_dir(d->path, ctx, a);
+	case LR_DENIED_RENAME:
+		return advise_rename(d, ctx, a);
+	case LR_DENIED_EXECUTE:
+		return advise_exec(d, ctx, a);
+	case LR_DENIED_CONNECT_TCP:
+		if (port_in(d->port, ctx->connect_tcp, ctx->n_connect_tcp))
+			return note(a, format("--connect-tcp %u is granted already", d->port));
+		return grant(a, "connect-tcp", format("%u", d->port), NULL);
+	case LR_DENIED_BIND_TCP:
+		if (port_in(d->port, ctx->bind_tcp, ctx->n_bind_tcp))
+			return note(a, format("--bind-tcp %u is granted already: ports below %u "
+					      "need CAP_NET_BIND_SERVICE, which the command never "
+					      "has",
+					      d->port, ctx->unprivileged_port));
+		return grant(a, "bind-tcp", format("%u", d->port),
+			     d->port && d->port < ctx->unprivileged_port
+				     ? format("ports below %u need CAP_NET_BIND_SERVICE too, which "
+					      "the command never has",
+					      ctx->unprivileged_port)
+				     : NULL);
+	case LR_DENIED_CONNECT_UNIX:
+		if (d->abstract)
+			return note(a, format("scope.abstract-unix: --unrestricted-scoped allows "
+					      "abstract sockets outside the sandbox"));
+		if (!d->path)
+			return note(a, format("its path could not be resolved"));
+		return grant(a, "unix", strdup(d->path), NULL);
+	case LR_DENIED_CALL:
+		return advise_call(d, ctx, a);
+	}
+	return note(a, format("unknown"));
+}
+
+/* ------------------------------------------------------------------- lines */
+
+char *lr_denial_what(const struct lr_denial *d)
+{
+	static const char *const verbs[] = {
+		[LR_DENIED_READ] = "read",	   [LR_DENIED_LIST] = "list",
+		[LR_DENIED_WRITE] = "write",	   [LR_DENIED_TRUNCATE] = "truncate",
+		[LR_DENIED_CREATE] = "create",
+		[LR_DENIED_REMOVE] = "remove",	   [LR_DENIED_RENAME] = "rename",
+		[LR_DENIED_EXECUTE] = "execute",
+	};
+	const char *asked = d->asked ? d->asked : d->path ? d->path : "?";
+
+	switch (d->op) {
+	case LR_DENIED_CONNECT_TCP:
+		return format("connect to TCP port %u", d->port);
+	case LR_DENIED_BIND_TCP:
+		return format("bind TCP port %u", d->port);
+	case LR_DENIED_CONNECT_UNIX:
+		return d->abstract ? format("connect to the abstract UNIX socket @%s", asked)
+				   : format("connect to the UNIX socket %s", asked);
+	case LR_DENIED_CALL:
+		return call_what(d);
+	case LR_DENIED_RENAME:
+		return format("rename %s to %s", asked,
+			      d->asked2 ? d->asked2 : d->path2 ? d->path2 : "?");
+	default:
+		return format("%s %s", verbs[d->op], asked);
+	}
+}
+
+char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
+{
+	_cleanup_free_ char *what = lr_denial_what(d), *where = NULL, *times = NULL;
+	_cleanup_free_ char *tail = NULL;
+	bool show_path = d->path && d->asked && strcmp(d->path, d->asked) != 0 &&
+			 d->op != LR_DENIED_CALL;
+
+	if (!what)
+		return NULL;
+	where = show_path ? format("%s, ", d->path) : strdup("");
+	times = d->count > 1 ? format(", %lu times", d->count) : strdup("");
+	if (a->kind == LR_ADVICE_GRANT)
+		tail = format(" -> --%s %s%s%s%s", a->key, a->value, a->note ? " (" : "",
+			      a->note ? a->note : "", a->note ? ")" : "");
+	else
+		tail = format(": %s", a->note);
+	if (!where || !times || !tail)
+		return NULL;
+	return format("denied %s (%sby %s, pid %d%s)%s", what, where, d->comm[0] ? d->comm : "?",
+		      (int)d->pid, times, tail);
+}
+
+/* --------------------------------------------------------- the --learn file */
+
+static const char *const header[] = {
+	"# landrun --learn: what would have allowed what the command was denied.",
+	"# Review every line; then: landrun --config FILE [the same options] -- COMMAND",
+	"# (a line without \"# denied\" just above it is yours: kept as it is)",
+};
+static const char notes_heading[] = "# Not learned (nothing below is granted):";
+
+/* The settings --learn writes, in the order it writes them. */
+static const char *const learned_keys[] = { "rox", "ro", "rw", "unix", "connect-tcp", "bind-tcp" };
+
+static int key_rank(const char *key)
+{
+	for (size_t i = 0; i < sizeof(learned_keys) / sizeof(*learned_keys); i++)
+		if (strcmp(key, learned_keys[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool is_path_key(const char *key)
+{
+	return strcmp(key, "rox") == 0 || strcmp(key, "ro") == 0 || strcmp(key, "rw") == 0;
+}
+
+static void entry_free(struct lr_learned_entry *e)
+{
+	free(e->key);
+	free(e->value);
+	free(e->what);
+}
+
+void lr_learned_free(struct lr_learned *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		entry_free(&l->v[i]);
+	free(l->v);
+	lr_strlist_free(&l->lines);
+	memset(l, 0, sizeof(*l));
+}
+
+size_t lr_learned_count(const struct lr_learned *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		n += l->v[i].key != NULL;
+	return n;
+}
+
+/* Take KEY, VALUE and WHAT (any may be NULL on failure) into a new entry. */
+static int push_entry(struct lr_learned *l, char *key, char *value, char *what,
+		      unsigned long count)
+{
+	struct lr_learned_entry *e;
+
+	if (!what || (key && !value)) {
+		free(key);
+		free(value);
+		free(what);
+		return -ENOMEM;
+	}
+	e = lr_array_push(&l->v, &l->n, sizeof(*e));
+	if (!e) {
+		free(key);
+		free(value);
+		free(what);
+		return -ENOMEM;
+	}
+	e->key = key;
+	e->value = value;
+	e->what = what;
+	e->count = count;
+	return 0;
+}
+
+/* "# denied N time(s): WHAT" */
+static bool parse_denied(const char *line, unsigned long *count, const char **what)
+{
+	char *end;
+
+	if (strncmp(line, "# denied ", 9) != 0 || !isdigit((unsigned char)line[9]))
+		return false;
+	*count = strtoul(line + 9, &end, 10);
+	if (strncmp(end, " time: ", 7) == 0)
+		*what = end + 7;
+	else if (strncmp(end, " times: ", 8) == 0)
+		*what = end + 8;
+	else
+		return false;
+	return **what != '\0';
+}
+
+/* "KEY = VALUE" with a key --learn writes */
+static bool parse_setting(const char *line, char **key, char **value)
+{
+	const char *eq = strchr(line, '='), *k = line, *v, *kend, *vend;
+
+	if (!eq)
+		return false;
+	while (isspace((unsigned char)*k))
+		k++;
+	kend = eq;
+	while (kend > k && isspace((unsigned char)kend[-1]))
+		kend--;
+	v = eq + 1;
+	while (isspace((unsigned char)*v))
+		v++;
+	vend = v + strlen(v);
+	while (vend > v && isspace((unsigned char)vend[-1]))
+		vend--;
+	if (kend == k || vend == v)
+		return false;
+	*key = strndup(k, (size_t)(kend - k));
+	*value = strndup(v, (size_t)(vend - v));
+	if (!*key || !*value || key_rank(*key) < 0) {
+		free(*key);
+		free(*value);
+		return false;
+	}
+	return true;
+}
+
+static bool is_header(const char *line)
+{
+	for (size_t i = 0; i < sizeof(header) / sizeof(*header); i++)
+		if (strcmp(line, header[i]) == 0)
+			return true;
+	return strcmp(line, notes_heading) == 0;
+}
+
+static bool blank(const char *line)
+{
+	while (isspace((unsigned char)*line))
+		line++;
+	return *line == '\0';
+}
+
+int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
+{
+	struct lr_strlist lines = { 0 };
+	const char *p = text, *end = text + len;
+	int r = 0;
+
+	memset(l, 0, sizeof(*l));
+	while (p < end && r == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		r = lr_strlist_take(&lines, strndup(p, n));
+		p += n + 1;
+	}
+	for (size_t i = 0; r == 0 && i < lines.n; i++) {
+		const char *line = lines.v[i], *what;
+		unsigned long count;
+		char *key, *value;
+
+		if (is_header(line) || blank(line))
+			continue;
+		if (parse_denied(line, &count, &what)) {
+			if (i + 1 < lines.n && parse_setting(lines.v[i + 1], &key, &value)) {
+				r = push_entry(l, key, value, strdup(what), count);
+				i++;
+			} else {
+				r = push_entry(l, NULL, NULL, strdup(what), count);
+			}
+			continue;
+		}
+		r = lr_strlist_add(&l->lines, line);
+	}
+	lr_strlist_free(&lines);
+	if (r < 0)
+		lr_learned_free(l);
+	return r;
+}
+
+/* The verb of WHAT, its first word, for a widened entry's comment. */
+static const char *verb_of(const char *key)
+{
+	return strcmp(key, "rox") == 0 ? "execute" : strcmp(key, "rw") == 0 ? "write" : "read";
+}
+
+int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct lr_advice *a)
+{
+	_cleanup_free_ char *what = lr_denial_what(d);
+	char *text;
+
+	if (!what)
+		return -ENOMEM;
+	if (a->kind == LR_ADVICE_NOTE) {
+		text = format("%s: %s", what, a->note);
+		if (!text)
+			return -ENOMEM;
+		for (size_t i = 0; i < l->n; i++)
+			if (!l->v[i].key && strcmp(l->v[i].what, text) == 0) {
+				l->v[i].count += d->count;
+				free(text);
+				return 0;
+			}
+		return push_entry(l, NULL, NULL, text, d->count);
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].key && strcmp(l->v[i].key, a->key) == 0 &&
+		    strcmp(l->v[i].value, a->value) == 0) {
+			l->v[i].count += d->count;
+			return 0;
+		}
+	/* what the setting is for, by what it grants: the directory an entry
+	 * was made in, the interpreter of a program */
+	if (d->op == LR_DENIED_CREATE || d->op == LR_DENIED_REMOVE || d->op == LR_DENIED_RENAME)
+		text = format("%s in %s", d->op == LR_DENIED_REMOVE ? "remove" : "create",
+			      a->value);
+	else if (d->op == LR_DENIED_EXECUTE && d->path && strcmp(a->value, d->path) != 0)
+		text = format("execute %s (the interpreter of %s)", a->value, d->path);
+	else if (is_path_key(a->key))
+		text = format("%s %s", d->op == LR_DENIED_LIST ? "list" : verb_of(a->key),
+			      a->value);
+	else
+		text = strdup(what);
+	return push_entry(l, strdup(a->key), strdup(a->value), text, d->count);
+}
+
+/* May DIR be granted (with KEY) in place of what was learned beneath it? */
+static bool widenable(const char *dir, const char *key, const struct lr_learn_context *ctx)
+{
+	static const char *const virtual_trees[] = { "/proc", "/sys", "/dev" };
+	const char *runner;
+
+	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
+	    named_component(dir, true, NULL) ||
+	    (strcmp(key, "rw") == 0 && named_component(dir, false, &runner)) ||
+	    !writable_value(dir))
+		return false;
+	for (size_t i = 0; i < sizeof(virtual_trees) / sizeof(*virtual_trees); i++)
+		if (lr_path_beneath(dir, virtual_trees[i]))
+			return false;
+	return true;
+}
+
+/* Replace the entries of KEY beneath DIR with one for DIR. */
+static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
+{
+	_cleanup_free_ char *key = strdup(key_of);
+	unsigned long count = 0;
+	size_t kept = 0;
+
+	if (!key)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < l->n; i++) {
+		struct lr_learned_entry *e = &l->v[i];
+
+		if (e->key && strcmp(e->key, key) == 0 && lr_path_beneath(e->value, dir)) {
+			count += e->count;
+			entry_free(e);
+			continue;
+		}
+		l->v[kept++] = *e;
+	}
+	l->n = kept;
+	return push_entry(l, strdup(key), strdup(dir), format("%s under %s", verb_of(key), dir),
+			  count);
+}
+
+static int cmp_depth_desc(const void *a, const void *b)
+{
+	const struct lr_learned_entry *x = a, *y = b;
+	unsigned dx = x->key ? depth(x->value) : 0, dy = y->key ? depth(y->value) : 0;
+
+	return (dx < dy) - (dx > dy);
+}
+
+int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx)
+{
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		qsort(l->v, l->n, sizeof(*l->v), cmp_depth_desc);
+		for (size_t i = 0; i < l->n && !changed; i++) {
+			struct lr_learned_entry *e = &l->v[i];
+			_cleanup_free_ char *dir = NULL;
+			bool other = false;
+
+			if (!e->key || !is_path_key(e->key))
+				continue;
+			dir = parent_of(e->value);
+			if (!dir)
+				return -ENOMEM;
+			if (!widenable(dir, e->key, ctx))
+				continue;
+			for (size_t j = 0; j < l->n && !other; j++)
+				other = j != i && l->v[j].key && strcmp(l->v[j].key, e->key) == 0 &&
+					lr_path_beneath(l->v[j].value, dir);
+			if (!other)
+				continue;
+			if (merge_into(l, e->key, dir) < 0)
+				return -ENOMEM;
+			changed = true;
+		}
+	}
+	/* what read-only would add beside an entry that reads it too */
+	for (size_t i = 0; i < l->n; i++) {
+		struct lr_learned_entry *e = &l->v[i];
+
+		if (!e->key || strcmp(e->key, "ro") != 0)
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			struct lr_learned_entry *o = &l->v[j];
+
+			if (j == i || !o->key ||
+			    (strcmp(o->key, "rox") != 0 && strcmp(o->key, "rw") != 0) ||
+			    !lr_path_beneath(e->value, o->value))
+				continue;
+			o->count += e->count;
+			entry_free(e);
+			l->v[i] = l->v[--l->n];
+			i--;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const struct lr_learned_entry *x = a, *y = b;
+	int rx, ry;
+
+	if (!x->key || !y->key)
+		return (x->key == NULL) - (y->key == NULL);
+	rx = key_rank(x->key);
+	ry = key_rank(y->key);
+	if (rx != ry)
+		return rx - ry;
+	if (!is_path_key(x->key) && strcmp(x->key, "unix") != 0) {
+		unsigned long px = strtoul(x->value, NULL, 10), py = strtoul(y->value, NULL, 10);
+
+		return (px > py) - (px < py);
+	}
+	return strcmp(x->value, y->value);
+}
+
+static void denied_comment(FILE *out, const struct lr_learned_entry *e)
+{
+	fprintf(out, "# denied %lu time%s: %s\n", e->count, e->count == 1 ? "" : "s", e->what);
+}
+
+char *lr_learned_render(const struct lr_learned *l, const char *include)
+{
+	struct lr_learned_entry *v = l->n ? malloc(l->n * sizeof(*v)) : NULL;
+	char *buf = NULL, inc[512];
+	bool notes = false, has_include = false;
+	size_t len;
+	FILE *out;
+
+	if (l->n && !v)
+		return NULL;
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		free(v);
+		return NULL;
+	}
+	if (l->n)
+		memcpy(v, l->v, l->n * sizeof(*v));
+	qsort(v, l->n, sizeof(*v), cmp_entries);
+	for (size_t i = 0; i < sizeof(header) / sizeof(*header); i++)
+		fprintf(out, "%s\n", header[i]);
+	if (include) {
+		snprintf(inc, sizeof(inc), "include = %s", include);
+		for (size_t i = 0; i < l->lines.n && !has_include; i++)
+			has_include = strcmp(l->lines.v[i], inc) == 0;
+		if (!has_include)
+			fprintf(out, "%s\n", inc);
+	}
+	for (size_t i = 0; i < l->lines.n; i++)
+		fprintf(out, "%s\n", l->lines.v[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		if (!v[i].key) {
+			notes = true;
+			continue;
+		}
+		fputc('\n', out);
+		denied_comment(out, &v[i]);
+		fprintf(out, "%s = %s\n", v[i].key, v[i].value);
+	}
+	if (notes)
+		fprintf(out, "\n%s\n", notes_heading);
+	for (size_t i = 0; i < l->n; i++)
+		if (!v[i].key)
+			denied_comment(out, &v[i]);
+	free(v);
+	if (ferror(out) | fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The --learn file larger than this is not merged (nor rewritten). */
+#define LEARNED_MAX (1 << 20)
+
+int lr_learn_file_update(int fd, const struct lr_denials *denials,
+			 const struct lr_learn_context *ctx, size_t *settings)
+{
+	struct lr_learned l = { 0 };
+	_cleanup_free_ char *text = NULL, *out = NULL;
+	struct stat st;
+	size_t len = 0, n;
+	ssize_t got;
+	int r;
+
+	if (flock(fd, LOCK_EX) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto unlock;
+	}
+	if (st.st_size > LEARNED_MAX) {
+		r = -EFBIG;
+		goto unlock;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		r = -ENOMEM;
+		goto unlock;
+	}
+	while (len < (size_t)st.st_size &&
+	       (got = pread(fd, text + len, (size_t)st.st_size - len, (off_t)len)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			goto unlock;
+		}
+		len += (size_t)got;
+	}
+	r = lr_learned_parse(text, len, &l);
+	for (size_t i = 0; r == 0 && i < denials->n; i++) {
+		struct lr_advice a;
+
+		r = lr_learn_advise(&denials->v[i], ctx, &a);
+		if (r == 0)
+			r = lr_learned_add(&l, &denials->v[i], &a);
+		lr_advice_free(&a);
+	}
+	if (r == 0)
+		r = lr_learned_widen(&l, ctx);
+	if (r == 0 && !(out = lr_learned_render(&l, ctx->profile)))
+		r = -ENOMEM;
+	if (r < 0)
+		goto unlock;
+	n = strlen(out);
+	for (size_t done = 0; done < n;) {
+		got = pwrite(fd, out + done, n - done, (off_t)done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			r = got < 0 ? -errno : -EIO;
+			goto unlock;
+		}
+		done += (size_t)got;
+	}
+	if (ftruncate(fd, (off_t)n) < 0)
+		r = -errno;
+	*settings = lr_learned_count(&l);
+unlock:
+	lr_learned_free(&l);
+	flock(fd, LOCK_UN);
+	return r;
+}

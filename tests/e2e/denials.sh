@@ -1,0 +1,388 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# denials.sh LANDRUN LR_TRY LR_NET [--as-nobody] - what the command was
+# denied (--report-denials), the policy learned from it (--learn), and the
+# kernel's own records (--landlock-audit).  TAP output.
+#
+#   one grant:  commands that each need one missing grant (a file read, an
+#               exec, a write, a new file, a truncation, a TCP port, a UNIX
+#               socket, a denied system call) report exactly that grant, and
+#               get the same errno as without the report; a program denied
+#               nothing reports nothing
+#   secrets:    a .env is reported as kept out on purpose, never proposed,
+#               never shown
+#   learn:      run twice on a tool that needs three grants, the policy file
+#               lets it run with no denial
+#   the tracer: it traces the command and its children, dies with them
+#               (and they with it), holds no secret; the audit log gets the
+#               denials
+# Each check that proves a thing has a control beside it.
+
+set -u
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start denials landrun lr-try lr-net -- "$@"
+
+LANDRUN=$BIN/landrun
+TRY=$BIN/lr-try
+NET=$BIN/lr-net
+T=$TMP/t
+W=$T/.work
+mkdir -p "$W" || exit 1
+e2e_hello "landrun --report-denials" "binaries in $BIN"
+cd "$T" || exit 1
+
+SYS=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ro /etc/ld.so.cache --ignore-missing --rw /dev/null)
+
+RC=0
+run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
+lr() { run "$LANDRUN" "${SYS[@]}" "$@"; }
+ABI=$("$TRY" abi 2>/dev/null) || ABI=0
+PID='[0-9]+'
+
+# The regular expression of a path (its dots, pluses and brackets escaped).
+re() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|/]/\\&/g'; }
+
+# reports DESC WANT_RC LINE: the last run exited WANT_RC, and reported
+# exactly one denial, "landrun: denied LINE" (an extended regex).
+reports() {
+	local n
+	n=$(grep -c '^landrun: denied ' "$W/err")
+	if [ "$RC" = "$2" ] && [ "$n" = 1 ] && grep -Eqx "landrun: denied $3" "$W/err"; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1 (want status $2 and one line: landrun: denied $3)"
+	fi
+}
+
+# quiet DESC WANT_RC: the last run exited WANT_RC and reported nothing.
+quiet() {
+	if [ "$RC" = "$2" ] && ! grep -q 'denied' "$W/err"; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1 (want status $2 and no report)"
+	fi
+}
+
+# ===========================================================================
+# One missing grant each
+
+echo hello >"$T/f"
+mkdir -p "$T/ro" "$T/exe" "$T/sock" && echo data >"$T/ro/file" && cp "$TRY" "$T/exe/helper" ||
+	exit 1
+
+t_nothing() {
+	lr --report-denials --ro "$T/f" -- "$TRY" read "$T/f"
+	quiet "a program denied nothing reports nothing" 0
+	lr --report-denials -- "$TRY" exit 3
+	quiet "... nor one that fails by itself (its status passes through)" 3
+}
+
+t_read() {
+	lr -- "$TRY" read "$T/f"
+	expect "control: without --report-denials, the read is denied" 13
+	lr --report-denials -- "$TRY" read "$T/f"
+	reports "a file read: --ro FILE" 13 "read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")"
+	lr --report-denials -- "$TRY" read ro/../f
+	reports "... named another way: the path asked for, and the canonical one" 13 \
+		"read ro/\.\./f \($(re "$T/f"), by lr-try, pid $PID\) -> --ro $(re "$T/f")"
+}
+
+t_exec() {
+	lr --report-denials -- "$TRY" exec "$T/exe/helper" exit 0
+	reports "an exec: --rox FILE" 13 \
+		"execute $(re "$T/exe/helper") \(by lr-try, pid $PID\) -> --rox $(re "$T/exe/helper")"
+	lr --report-denials --rox "$T/exe" -- "$TRY" exec "$T/exe/helper" exit 0
+	quiet "control: with that grant, the exec works and nothing is reported" 0
+}
+
+t_write() {
+	lr --report-denials --ro "$T/ro" -- "$TRY" write "$T/ro/file"
+	reports "a write: --rw FILE" 13 \
+		"write $(re "$T/ro/file") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro/file")"
+	lr --report-denials --ro "$T/ro" -- "$TRY" create "$T/ro/new"
+	reports "a new file: --rw DIR" 13 \
+		"create $(re "$T/ro/new") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro")"
+	lr --report-denials --rw "$T/ro" -- "$TRY" create "$T/ro/new"
+	quiet "control: with --rw DIR the file is made, and nothing is reported" 0
+	if [ "$ABI" -lt 3 ]; then
+		skip "a truncation: --rw FILE" "needs Landlock ABI 3 (truncation rights); ABI $ABI here"
+		return
+	fi
+	lr --report-denials --ro "$T/ro" -- "$TRY" truncate "$T/ro/file"
+	reports "a truncation: --rw FILE" 13 \
+		"truncate $(re "$T/ro/file") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro/file")"
+}
+
+PORT=$((20000 + RANDOM % 20000))
+
+t_tcp() {
+	local D="a TCP port: --connect-tcp PORT"
+	if [ "$ABI" -lt 4 ]; then
+		skip "$D" "needs Landlock ABI 4 (TCP ports); ABI $ABI here"
+		return
+	fi
+	lr --report-denials --connect-tcp 1 -- "$NET" tcp-connect 127.0.0.1 "$PORT"
+	reports "$D" 13 \
+		"connect to TCP port $PORT \(by lr-net, pid $PID\) -> --connect-tcp $PORT"
+	lr --report-denials --connect-tcp 1 -- "$NET" tcp-bind "$PORT"
+	reports "a TCP port to bind: --bind-tcp PORT" 13 \
+		"bind TCP port $PORT \(by lr-net, pid $PID\) -> --bind-tcp $PORT"
+	# without any TCP flag: below ABI 9 Landlock denies the port (and the
+	# port shows); from ABI 9 seccomp denies the socket (and it does not)
+	lr --report-denials -- "$NET" tcp-connect 127.0.0.1 "$PORT"
+	if [ "$ABI" -lt 9 ]; then
+		reports "$D, with no TCP flag at all" 13 \
+			"connect to TCP port $PORT \(by lr-net, pid $PID\) -> --connect-tcp $PORT"
+	else
+		reports "no TCP flag, ABI 9+: the socket, and the way to see its port" 97 \
+			"socket AF_INET SOCK_STREAM \(by lr-net, pid $PID\): net\.tcp: .*--connect-tcp PORT.*"
+	fi
+	lr -- "$NET" tcp-connect 127.0.0.1 "$PORT"
+	expect "control: without --report-denials, no TCP socket at all" 97
+}
+
+t_unix() {
+	local S=$T/sock/s.sock
+	/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$S" ||
+		{ tap_not_ok "cannot make a UNIX socket for the test"; return; }
+	lr --report-denials -- "$NET" unix-connect "$S"
+	if [ "$ABI" -ge 9 ]; then
+		reports "a UNIX socket: --unix PATH" 13 \
+			"connect to the UNIX socket $(re "$S") \(by lr-net, pid $PID\) -> --unix $(re "$S")"
+	else
+		reports "a UNIX socket, below ABI 9: --unix PATH, which cannot be confined to it" 97 \
+			"socket AF_UNIX SOCK_STREAM \(by lr-net, pid $PID\): net\.unix: --unix PATH .*below Landlock ABI 9.*"
+	fi
+}
+
+t_calls() {
+	lr -- "$NET" mount
+	expect "control: mount is denied EPERM" 1
+	lr --report-denials -- "$NET" mount
+	reports "a denied system call: no flag allows it (the same errno)" 1 \
+		"mount \(by lr-net, pid $PID\): kernel\.surface: no flag allows it"
+	lr --report-denials --deny-subprocess -- "$NET" fork
+	reports "a new process under --deny-subprocess" 1 \
+		"clone \(by lr-net, pid $PID\): proc\.no-subprocess: --deny-subprocess forbids new processes"
+	lr --report-denials -- "$NET" packet
+	expect "a socket family the filter denies fails as without the report" 97
+	lr --report-denials -- "$NET" clone3
+	quiet "clone3's ENOSYS is a fallback by design, not reported" 38
+}
+
+t_children() {
+	lr --report-denials -- /bin/sh -c "$TRY read $T/f; $TRY read $T/f; exit 0"
+	reports "what a child of the command is denied, counted" 0 \
+		"read $(re "$T/f") \(by lr-try, pid $PID, 2 times\) -> --ro $(re "$T/f")"
+}
+
+# ===========================================================================
+# Secrets: kept out on purpose, never proposed, never shown
+
+t_secret() {
+	local P=$T/proj token=sk-test-$RANDOM$RANDOM
+	mkdir -p "$P/src" && echo "API_KEY=$token" >"$P/.env" && echo code >"$P/src/a.c" || exit 1
+	lr --report-denials --learn "$W/env.conf" --rw "$P" -- "$TRY" read "$P/.env"
+	reports "a .env: kept out on purpose, --allow-dotenv with a warning" 13 \
+		"read $(re "$P/.env") \(by lr-try, pid $PID\): a secret file, kept out on purpose; --allow-dotenv $(re "$P/.env") would let the command read it \(think twice: it holds keys\)"
+	if [ -f "$W/env.conf" ] && ! grep -v '^#' "$W/env.conf" | grep -q .; then
+		tap_ok "--learn proposes no setting for it"
+	else
+		tap_not_ok "--learn proposes no setting for it: $(grep -v '^#' "$W/env.conf" 2>&1)"
+	fi
+	if ! grep -q "$token" "$W/err" "$W/env.conf"; then
+		tap_ok "its content is in neither the report nor the file"
+	else
+		tap_not_ok "its content is in neither the report nor the file"
+	fi
+	lr --learn "$P/learned.conf" --rw "$P" -- "$TRY" exit 0
+	if [ "$RC" = 125 ] && grep -q -- "--learn $P/learned.conf: inside the writable grant" "$W/err"; then
+		tap_ok "--learn FILE inside a writable grant is refused"
+	else
+		tap_not_ok "--learn FILE inside a writable grant is refused"
+	fi
+}
+
+# ===========================================================================
+# --learn: a tool that needs three grants, one behind another
+
+t_learn() {
+	local L=$T/learn C=$W/learned.conf n
+	mkdir -p "$L/tool" "$L/out" && cp "$TRY" "$L/helper" && echo "$L/out" >"$L/cfg" || exit 1
+	cat >"$L/tool/tool" <<EOF
+#!/bin/sh
+# reads its configuration, runs its helper, writes where the configuration says
+out=\$(cat "$L/cfg" 2>/dev/null)
+"$L/helper" exit 0 || echo "helper failed" >&2
+[ -n "\$out" ] && echo done >"\$out/result"
+exit 0
+EOF
+	chmod 755 "$L/tool/tool" || exit 1
+	lr --learn "$C" --rox "$L/tool" -- "$L/tool/tool"
+	n=$(grep -c '^[a-z-]* = ' "$C" 2>/dev/null)
+	if [ "$RC" = 0 ] && [ "$n" = 2 ] && grep -qx "ro = $L/cfg" "$C" && grep -qx "rox = $L/helper" "$C"; then
+		tap_ok "--learn, first run: the configuration and the helper ($n settings)"
+	else
+		tap_not_ok "--learn, first run: the configuration and the helper ($n settings): $(tr '\n' '|' <"$C")"
+	fi
+	lr --config "$C" --learn "$C" --rox "$L/tool" -- "$L/tool/tool"
+	n=$(grep -c '^[a-z-]* = ' "$C" 2>/dev/null)
+	if [ "$RC" = 0 ] && [ "$n" = 3 ] && grep -qx "rw = $L/out" "$C" &&
+		grep -qx "# denied 1 time: create in $L/out" "$C"; then
+		tap_ok "--learn, second run: where it writes ($n settings)"
+	else
+		tap_not_ok "--learn, second run: where it writes ($n settings): $(tr '\n' '|' <"$C")"
+	fi
+	lr --config "$C" --report-denials --rox "$L/tool" -- "$L/tool/tool"
+	if [ "$RC" = 0 ] && ! grep -q denied "$W/err" && [ "$(cat "$L/out/result" 2>/dev/null)" = done ]; then
+		tap_ok "under the learned file, the tool runs with no denial"
+	else
+		tap_not_ok "under the learned file, the tool runs with no denial"
+	fi
+	rm -f "$L/out/result"
+	lr --rox "$L/tool" -- "$L/tool/tool"
+	if [ ! -e "$L/out/result" ] && grep -q "helper failed" "$W/err"; then
+		tap_ok "control: without it, the tool cannot do its work"
+	else
+		tap_not_ok "control: without it, the tool cannot do its work"
+	fi
+}
+
+# ===========================================================================
+# The tracer
+
+t_tracer() {
+	local D=("the command is traced by its supervisor, outside the sandbox"
+		 "the command cannot trace its tracer (EPERM), and that is reported")
+	lr --report-denials --ro /proc -- /bin/sh -c 'echo $PPID; exec grep TracerPid /proc/self/status'
+	if [ "$RC" = 0 ] && [ "$(sed -n 2p "$W/out" | tr -dc 0-9)" = "$(sed -n 1p "$W/out")" ]; then
+		tap_ok "${D[0]}"
+	else
+		tap_not_ok "${D[0]}"
+	fi
+	lr --report-denials -- /bin/sh -c 'exec '"$NET"' ptrace $PPID'
+	reports "${D[1]}" 1 "ptrace \(by lr-net, pid $PID\): kernel\.surface: no flag allows it"
+}
+
+children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+# processes running exactly "sleep MARK"
+marked() { pgrep -xf "sleep $1" | tr '\n' ' '; }
+wait_for() { local n=250; while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
+
+# The tracer's death takes every traced process with it (PTRACE_O_EXITKILL),
+# the daemon the command started too; a plain supervisor's takes the
+# command only (its parent-death signal).
+t_exitkill() {
+	local D=("killing the tracer kills the command and what it started"
+		 "control: killing a plain supervisor leaves what the command started")
+	local m1=$((900000 + RANDOM)) m2=$((950000 + RANDOM)) flags i=0 sup left
+	for flags in --report-denials --init; do
+		"$LANDRUN" "${SYS[@]}" $flags -- /bin/sh -c "sleep $m1 & exec sleep $m2" >/dev/null 2>&1 &
+		sup=$!
+		wait_for eval '[ -n "$(marked $m1)" ] && [ -n "$(marked $m2)" ]'
+		kill -KILL "$sup"
+		wait "$sup" 2>/dev/null
+		sleep 0.5
+		left=$(marked $m1)
+		kill -KILL $left $(marked $m2) 2>/dev/null
+		if [ $i = 0 ] && [ -z "$left" ]; then
+			tap_ok "${D[0]}"
+		elif [ $i = 1 ] && [ -n "$left" ]; then
+			tap_ok "${D[1]}"
+		else
+			tap_not_ok "${D[$i]}: left: '$left'"
+		fi
+		i=$((i + 1))
+	done
+}
+
+# The tracer holds no secret: the caller's environment, wiped.
+t_no_secret() {
+	local D="the tracer's environment holds none of the caller's"
+	local secret=sk-caller-$RANDOM$RANDOM m=$((980000 + RANDOM)) sup
+	env LR_SECRET="$secret" "$LANDRUN" "${SYS[@]}" --report-denials --env LR_SECRET -- sleep $m \
+		>/dev/null 2>&1 &
+	sup=$!
+	wait_for eval '[ -n "$(marked $m)" ]'
+	if [ -r /proc/$sup/environ ] && ! tr '\0' '\n' </proc/$sup/environ | grep -q "$secret" &&
+		tr '\0' '\n' </proc/"$(marked $m | tr -d ' ')"/environ | grep -q "$secret"; then
+		tap_ok "$D (the command has the one it was given)"
+	else
+		tap_not_ok "$D"
+	fi
+	kill -TERM "$sup"
+	wait "$sup" 2>/dev/null
+}
+
+t_audit() {
+	local A=$W/audit.jsonl
+	lr --report-denials --audit-log "$A" -- "$TRY" read "$T/f"
+	if [ "$RC" = 13 ] && python3 - "$A" "$T/f" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+events = [r["event"] for r in recs]
+d = [r for r in recs if r["event"] == "denied"]
+assert events == ["started", "denied", "completed"], events
+assert d[0]["what"] == "read " + sys.argv[2], d
+assert d[0]["allowed_by"] == "--ro " + sys.argv[2], d
+assert d[0]["comm"] == "lr-try" and d[0]["count"] == 1 and d[0]["errno"] == "EACCES", d
+PY
+	then
+		tap_ok "the audit log gets one denied record per denial, before the end"
+	else
+		tap_not_ok "the audit log gets one denied record per denial, before the end"
+	fi
+}
+
+# The kernel's own records of Landlock denials (ABI 7+, audit enabled, root
+# to read them).  Not changed here: whether the kernel audits is the system's.
+t_landlock_audit() {
+	local D="--landlock-audit: the kernel records the command's Landlock denial" mark
+	if [ "$ABI" -lt 7 ]; then
+		skip "$D" "needs Landlock ABI 7 (audit flags); ABI $ABI here"
+		return
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		skip "$D" "reading the kernel's audit records needs root"
+		return
+	fi
+	if ! python3 - <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 9)  # NETLINK_AUDIT
+s.sendto(struct.pack("=IHHII", 16, 1000, 1, 1, 0), (0, 0))  # AUDIT_GET
+data = s.recv(8192)
+sys.exit(0 if struct.unpack_from("=I", data, 20)[0] else 1)  # audit_status.enabled
+PY
+	then
+		skip "$D" "needs the kernel's audit enabled (auditctl -e 1; it is off here)"
+		return
+	fi
+	mark=$T/llaudit-$RANDOM$RANDOM
+	echo x >"$mark"
+	lr --landlock-audit -- "$TRY" read "$mark"
+	sleep 0.5
+	if dmesg 2>/dev/null | grep -q "type=1423.*path=\"$mark\"" ||
+		journalctl -q -k --since -1min 2>/dev/null | grep -q "path=\"$mark\""; then
+		tap_ok "$D"
+	else
+		tap_not_ok "$D"
+	fi
+}
+
+t_nothing
+t_read
+t_exec
+t_write
+t_tcp
+t_unix
+t_calls
+t_children
+t_secret
+t_learn
+t_tracer
+t_exitkill
+t_no_secret
+t_audit
+t_landlock_audit
+tap_done

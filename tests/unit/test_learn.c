@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a denial means (learn.c): the setting that would allow it, or why
+ * none should; the report's lines; the --learn file, merged and widened.
+ * The denials are made up here, as the tracer would record them.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landrun/learn.h"
+#include "landrun/seccomp.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct lr_known_grant known[] = {
+	{ "/usr", LR_ACCESS_RO | LR_ACCESS_X, true, "--rox /usr" },
+	{ "/home/u/proj", LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, true, "--rwx /home/u/proj" },
+	{ "/opt/tool/bin/tool", LR_ACCESS_RO | LR_ACCESS_X, false, "--rox /opt/tool/bin/tool" },
+	{ "/proc/self/stat", LR_ACCESS_RO, false, "--ro /proc/self/stat" },
+};
+static const struct lr_port_range port_443[] = { { 443, 443 } };
+static const struct lr_port_range port_80[] = { { 80, 80 } };
+
+static struct lr_learn_context ctx = {
+	.home = "/home/u",
+	.env_file = "/home/u/secrets/prod.vars",
+	.grants = known,
+	.n_grants = ARRAY_SIZE(known),
+	.connect_tcp = port_443,
+	.n_connect_tcp = 1,
+	.bind_tcp = port_80,
+	.n_bind_tcp = 1,
+	.abi = 7,
+	.unprivileged_port = 1024,
+	.profile = "base",
+};
+
+static struct lr_denial fs(enum lr_denied_op op, const char *asked, const char *path)
+{
+	struct lr_denial d = { .op = op, .err = EACCES, .pid = 4242, .count = 1 };
+
+	d.asked = asked ? strdup(asked) : NULL;
+	d.path = path ? strdup(path) : NULL;
+	strcpy(d.comm, "git");
+	return d;
+}
+
+static struct lr_denial call(long nr, uint64_t a0, uint64_t a1, int err)
+{
+	struct lr_denial d = { .op = LR_DENIED_CALL, .nr = nr, .err = err, .pid = 7, .count = 1 };
+
+	d.args[0] = a0;
+	d.args[1] = a1;
+	strcpy(d.comm, "tool");
+	return d;
+}
+
+/* The advice for D, and its report line, checked against WANT_LINE. */
+static void expect_line(struct lr_denial *d, const char *want)
+{
+	struct lr_advice a;
+	char *line;
+
+	cr_assert_eq(lr_learn_advise(d, &ctx, &a), 0);
+	line = lr_learn_report_line(d, &a);
+	cr_assert_not_null(line);
+	cr_expect_str_eq(line, want);
+	free(line);
+	lr_advice_free(&a);
+	lr_denial_free(d);
+}
+
+/* Only a note, and one that says KEYWORD (and no setting to learn). */
+static void expect_note(struct lr_denial *d, const char *keyword)
+{
+	struct lr_advice a;
+
+	cr_assert_eq(lr_learn_advise(d, &ctx, &a), 0);
+	cr_expect_eq(a.kind, LR_ADVICE_NOTE, "%s: %s = %s", d->path ? d->path : "?",
+		     a.key ? a.key : "", a.value ? a.value : "");
+	cr_expect(a.note && strstr(a.note, keyword), "note '%s', want '%s' in it",
+		  a.note ? a.note : "(none)", keyword);
+	lr_advice_free(&a);
+	lr_denial_free(d);
+}
+
+static void expect_grant(struct lr_denial *d, const char *key, const char *value)
+{
+	struct lr_advice a;
+
+	cr_assert_eq(lr_learn_advise(d, &ctx, &a), 0);
+	cr_expect_eq(a.kind, LR_ADVICE_GRANT, "%s: a note: %s", d->path ? d->path : "?",
+		     a.note ? a.note : "");
+	if (a.kind == LR_ADVICE_GRANT) {
+		cr_expect_str_eq(a.key, key);
+		cr_expect_str_eq(a.value, value);
+	}
+	lr_advice_free(&a);
+	lr_denial_free(d);
+}
+
+Test(learn_advise, lines)
+{
+	struct lr_denial d = fs(LR_DENIED_READ, "/etc/gitconfig", "/etc/gitconfig");
+
+	expect_line(&d, "denied read /etc/gitconfig (by git, pid 4242) -> --ro /etc/gitconfig");
+	d = fs(LR_DENIED_READ, "cfg/x.ini", "/srv/app/cfg/x.ini");
+	d.count = 12;
+	expect_line(&d, "denied read cfg/x.ini (/srv/app/cfg/x.ini, by git, pid 4242, 12 times) "
+			"-> --ro /srv/app/cfg/x.ini");
+	d = fs(LR_DENIED_CREATE, "out/r", "/srv/app/out/r");
+	expect_line(&d, "denied create out/r (/srv/app/out/r, by git, pid 4242) -> --rw "
+			"/srv/app/out");
+	d = fs(LR_DENIED_EXECUTE, "/opt/x/helper", "/opt/x/helper");
+	expect_line(&d, "denied execute /opt/x/helper (by git, pid 4242) -> --rox /opt/x/helper");
+	d = (struct lr_denial){ .op = LR_DENIED_CONNECT_TCP, .port = 8080, .pid = 9, .count = 1 };
+	strcpy(d.comm, "curl");
+	expect_line(&d, "denied connect to TCP port 8080 (by curl, pid 9) -> --connect-tcp 8080");
+	d = call(SYS_mount, 0, 0, EPERM);
+	expect_line(&d, "denied mount (by tool, pid 7): kernel.surface: no flag allows it");
+}
+
+Test(learn_advise, files)
+{
+	struct lr_denial d;
+
+	d = fs(LR_DENIED_LIST, "/srv/data", "/srv/data");
+	expect_grant(&d, "ro", "/srv/data");
+	d = fs(LR_DENIED_WRITE, "/srv/data/f", "/srv/data/f");
+	expect_grant(&d, "rw", "/srv/data/f");
+	d = fs(LR_DENIED_REMOVE, "/srv/data/f", "/srv/data/f");
+	expect_grant(&d, "rw", "/srv/data");
+	/* the command's own /proc entries are /proc/self to landrun */
+	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
+	d.main = true;
+	expect_grant(&d, "ro", "/proc/self/maps");
+	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4243/maps");
+	d.pid = 4243;
+	expect_note(&d, "--ro /proc would allow it");
+	/* granted, and denied all the same */
+	d = fs(LR_DENIED_READ, "/proc/self/stat", "/proc/4242/stat");
+	d.main = true;
+	expect_note(&d, "granted by --ro /proc/self/stat already");
+	/* a policy file cannot hold every name */
+	d = fs(LR_DENIED_READ, "/srv/a,b", "/srv/a,b");
+	expect_note(&d, "cannot hold that name");
+	d = fs(LR_DENIED_READ, "/srv/${X}", "/srv/${X}");
+	expect_note(&d, "cannot hold that name");
+	/* what no human would grant whole */
+	d = fs(LR_DENIED_LIST, "/home/u", "/home/u");
+	expect_note(&d, "is the home directory");
+	d = fs(LR_DENIED_LIST, "/", "/");
+	expect_note(&d, "shared");
+	d = fs(LR_DENIED_CREATE, "/tmp/x.1", "/tmp/x.1");
+	expect_note(&d, "--private-tmp");
+	d = fs(LR_DENIED_CREATE, "/home/u/.toolrc", "/home/u/.toolrc");
+	expect_note(&d, "is the home directory");
+}
+
+/* Secrets are kept out on purpose: never a setting, only a warning. */
+Test(learn_advise, secrets_and_protected)
+{
+	struct lr_denial d;
+
+	d = fs(LR_DENIED_READ, ".env", "/home/u/proj/.env");
+	expect_note(&d, "--allow-dotenv /home/u/proj/.env");
+	d = fs(LR_DENIED_READ, "config/prod.env", "/srv/app/config/prod.env");
+	expect_note(&d, "kept out on purpose");
+	d = fs(LR_DENIED_READ, ".envrc/x", "/srv/app/.envrc/x");
+	expect_note(&d, "--allow-dotenv /srv/app/.envrc ");
+	/* a symlink with a secret's name makes its target a secret */
+	d = fs(LR_DENIED_READ, "/srv/app/.env", "/srv/vault/settings");
+	expect_note(&d, "kept out on purpose");
+	d = fs(LR_DENIED_READ, "/home/u/secrets/prod.vars", "/home/u/secrets/prod.vars");
+	expect_note(&d, "--env-file");
+	d = fs(LR_DENIED_WRITE, ".git/config", "/home/u/proj/.git/config");
+	expect_note(&d, "--allow-protected /home/u/proj/.git ");
+	d = fs(LR_DENIED_CREATE, ".git/hooks/pre-commit", "/srv/app/.git/hooks/pre-commit");
+	expect_note(&d, "git runs what is there");
+	d = fs(LR_DENIED_CREATE, "/srv/app/.bashrc", "/srv/app/.bashrc");
+	expect_note(&d, "the shell");
+	/* reading a protected path is fine */
+	d = fs(LR_DENIED_READ, "/srv/app/.git/config", "/srv/app/.git/config");
+	expect_grant(&d, "ro", "/srv/app/.git/config");
+	/* a new entry directly in a carved directory */
+	d = fs(LR_DENIED_CREATE, "newfile", "/home/u/proj/newfile");
+	expect_note(&d, "carved");
+}
+
+Test(learn_advise, exec)
+{
+	struct lr_denial d;
+
+	/* granted already: its interpreter is what is missing */
+	d = fs(LR_DENIED_EXECUTE, "/opt/tool/bin/tool", "/opt/tool/bin/tool");
+	lr_strlist_add(&d.interps, "/opt/tool/lib/ld.so");
+	expect_grant(&d, "rox", "/opt/tool/lib/ld.so");
+	d = fs(LR_DENIED_EXECUTE, "/opt/tool/bin/tool", "/opt/tool/bin/tool");
+	lr_strlist_add(&d.interps, "/usr/lib/ld.so");
+	expect_note(&d, "executable by --rox /opt/tool/bin/tool already");
+}
+
+Test(learn_advise, network)
+{
+	struct lr_denial d = { .op = LR_DENIED_BIND_TCP, .port = 8080, .count = 1 };
+
+	expect_grant(&d, "bind-tcp", "8080");
+	d = (struct lr_denial){ .op = LR_DENIED_BIND_TCP, .port = 80, .count = 1 };
+	expect_note(&d, "CAP_NET_BIND_SERVICE");
+	d = (struct lr_denial){ .op = LR_DENIED_BIND_TCP, .port = 81, .count = 1 };
+	expect_grant(&d, "bind-tcp", "81");
+	d = (struct lr_denial){ .op = LR_DENIED_CONNECT_TCP, .port = 443, .count = 1 };
+	expect_note(&d, "granted already");
+	d = fs(LR_DENIED_CONNECT_UNIX, "/run/x.sock", "/run/x.sock");
+	expect_grant(&d, "unix", "/run/x.sock");
+	d = (struct lr_denial){ .op = LR_DENIED_CONNECT_UNIX, .abstract = true, .count = 1 };
+	d.asked = strdup("bus");
+	expect_note(&d, "--unrestricted-scoped");
+	d = call(SYS_socket, AF_INET6, SOCK_DGRAM, EPROTONOSUPPORT);
+	expect_note(&d, "net.udp");
+	d = call(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, EAFNOSUPPORT);
+	expect_note(&d, "--connect-tcp PORT");
+	d = call(SYS_socket, AF_UNIX, SOCK_STREAM, EAFNOSUPPORT);
+	expect_note(&d, "--unix PATH");
+	d = call(SYS_socket, AF_PACKET, SOCK_RAW, EAFNOSUPPORT);
+	expect_note(&d, "--unrestricted-network");
+	d = call(SYS_listen, 3, 0, EPERM);
+	expect_note(&d, "--bind-tcp");
+}
+
+Test(learn_advise, calls)
+{
+	struct lr_denial d;
+	char *what;
+
+	d = call(SYS_unshare, 0, 0, EPERM);
+	expect_note(&d, "kernel.surface");
+	d = call(SYS_chmod, 0, 0, EPERM);
+	expect_note(&d, "--user USER");
+	d = call(SYS_setsid, 0, 0, EPERM);
+	expect_note(&d, "tty.foreground");
+	d = call(SYS_fork, 0, 0, EPERM);
+	expect_note(&d, "--deny-subprocess");
+	d = call(SYS_socket, AF_INET6, SOCK_DGRAM, EPROTONOSUPPORT);
+	what = lr_denial_what(&d);
+	cr_expect_str_eq(what, "socket AF_INET6 SOCK_DGRAM");
+	free(what);
+	lr_denial_free(&d);
+}
+
+/* The same thing denied twice is one denial, counted twice; past the
+ * limit, denials are counted only. */
+Test(learn_denials, counted_once)
+{
+	struct lr_denials l = { 0 };
+	struct lr_denial d;
+
+	d = fs(LR_DENIED_READ, "a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_null(d.path); /* taken over */
+	d = fs(LR_DENIED_READ, "./a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_WRITE, "a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = call(SYS_mount, 1, 2, EPERM);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = call(SYS_mount, 3, 4, EPERM);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_eq(l.n, 3);
+	cr_expect_eq(l.v[0].count, 2);
+	cr_expect_eq(l.v[2].count, 2);
+	for (int i = 0; i < LR_DENIALS_MAX + 5; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/srv/f%d", i);
+		d = fs(LR_DENIED_READ, path, path);
+		cr_assert_eq(lr_denials_add(&l, &d), 0);
+	}
+	cr_expect_eq(l.n, LR_DENIALS_MAX);
+	cr_expect_eq(l.dropped, 8);
+	lr_denials_free(&l);
+}
+
+/* ------------------------------------------------------------ the file */
+
+static void learn(struct lr_learned *l, struct lr_denial d)
+{
+	struct lr_advice a;
+
+	cr_assert_eq(lr_learn_advise(&d, &ctx, &a), 0);
+	cr_assert_eq(lr_learned_add(l, &d, &a), 0);
+	lr_advice_free(&a);
+	lr_denial_free(&d);
+}
+
+static char *render(struct lr_learned *l)
+{
+	char *text;
+
+	cr_assert_eq(lr_learned_widen(l, &ctx), 0);
+	text = lr_learned_render(l, ctx.profile);
+	cr_assert_not_null(text);
+	return text;
+}
+
+Test(learn_file, widened_grouped_and_commented)
+{
+	struct lr_learned l = { 0 };
+	struct lr_denial d;
+	char *text;
+
+	d = fs(LR_DENIED_READ, "/etc/ssl/openssl.cnf", "/etc/ssl/openssl.cnf");
+	d.count = 2;
+	learn(&l, d);
+	d = fs(LR_DENIED_READ, "/etc/ssl/certs/ca.pem", "/etc/ssl/certs/ca.pem");
+	d.count = 10;
+	learn(&l, d);
+	/* /etc/ssl and /etc/gitconfig do not make /etc */
+	learn(&l, fs(LR_DENIED_READ, "/etc/gitconfig", "/etc/gitconfig"));
+	/* two beneath a directory of the home, not the home itself */
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/a", "/home/u/.config/t/a"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/b", "/home/u/.config/t/b"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.npmrc", "/home/u/.npmrc"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.gitconfig", "/home/u/.gitconfig"));
+	/* nothing widened in /proc */
+	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
+	d.main = true;
+	learn(&l, d);
+	d = fs(LR_DENIED_READ, "/proc/self/status", "/proc/4242/status");
+	d.main = true;
+	learn(&l, d);
+	learn(&l, fs(LR_DENIED_EXECUTE, "/opt/x/bin/a", "/opt/x/bin/a"));
+	learn(&l, fs(LR_DENIED_CREATE, "/srv/out/a", "/srv/out/a"));
+	learn(&l, fs(LR_DENIED_CREATE, "/srv/out/b", "/srv/out/b"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/proj/.env", "/home/u/proj/.env"));
+	learn(&l, (struct lr_denial){ .op = LR_DENIED_CONNECT_TCP, .port = 8080, .count = 3 });
+	learn(&l, (struct lr_denial){ .op = LR_DENIED_CONNECT_TCP, .port = 53, .count = 1 });
+	text = render(&l);
+	cr_expect_str_eq(text,
+		"# landrun --learn: what would have allowed what the command was denied.\n"
+		"# Review every line; then: landrun --config FILE [the same options] -- COMMAND\n"
+		"# (a line without \"# denied\" just above it is yours: kept as it is)\n"
+		"include = base\n"
+		"\n"
+		"# denied 1 time: execute /opt/x/bin/a\n"
+		"rox = /opt/x/bin/a\n"
+		"\n"
+		"# denied 1 time: read /etc/gitconfig\n"
+		"ro = /etc/gitconfig\n"
+		"\n"
+		"# denied 12 times: read under /etc/ssl\n"
+		"ro = /etc/ssl\n"
+		"\n"
+		"# denied 2 times: read under /home/u/.config/t\n"
+		"ro = /home/u/.config/t\n"
+		"\n"
+		"# denied 1 time: read /home/u/.gitconfig\n"
+		"ro = /home/u/.gitconfig\n"
+		"\n"
+		"# denied 1 time: read /home/u/.npmrc\n"
+		"ro = /home/u/.npmrc\n"
+		"\n"
+		"# denied 1 time: read /proc/self/maps\n"
+		"ro = /proc/self/maps\n"
+		"\n"
+		"# denied 1 time: read /proc/self/status\n"
+		"ro = /proc/self/status\n"
+		"\n"
+		"# denied 2 times: create in /srv/out\n"
+		"rw = /srv/out\n"
+		"\n"
+		"# denied 1 time: connect to TCP port 53\n"
+		"connect-tcp = 53\n"
+		"\n"
+		"# denied 3 times: connect to TCP port 8080\n"
+		"connect-tcp = 8080\n"
+		"\n"
+		"# Not learned (nothing below is granted):\n"
+		"# denied 1 time: read /home/u/proj/.env: a secret file, kept out on purpose; "
+		"--allow-dotenv /home/u/proj/.env would let the command read it (think twice: it "
+		"holds keys)\n");
+	free(text);
+	lr_learned_free(&l);
+}
+
+/* Run after run: counts add up, what the user wrote stays, the widening
+ * takes in what was learned before. */
+Test(learn_file, merged)
+{
+	static const char before[] =
+		"# landrun --learn: what would have allowed what the command was denied.\n"
+		"include = base\n"
+		"# my own: the test database\n"
+		"connect-tcp = 5432\n"
+		"\n"
+		"# denied 4 times: read /srv/app/cfg/a.ini\n"
+		"ro = /srv/app/cfg/a.ini\n"
+		"# denied 2 times: connect to TCP port 8080\n"
+		"connect-tcp = 8080\n"
+		"# denied 1 time: mount: kernel.surface: no flag allows it\n";
+	struct lr_learned l;
+	char *text;
+
+	cr_assert_eq(lr_learned_parse(before, strlen(before), &l), 0);
+	cr_expect_eq(lr_learned_count(&l), 2);
+	learn(&l, fs(LR_DENIED_READ, "/srv/app/cfg/b.ini", "/srv/app/cfg/b.ini"));
+	learn(&l, (struct lr_denial){ .op = LR_DENIED_CONNECT_TCP, .port = 8080, .count = 1 });
+	learn(&l, call(SYS_mount, 0, 0, EPERM));
+	text = render(&l);
+	cr_expect_str_eq(text,
+		"# landrun --learn: what would have allowed what the command was denied.\n"
+		"# Review every line; then: landrun --config FILE [the same options] -- COMMAND\n"
+		"# (a line without \"# denied\" just above it is yours: kept as it is)\n"
+		"include = base\n"
+		"# my own: the test database\n"
+		"connect-tcp = 5432\n"
+		"\n"
+		"# denied 5 times: read under /srv/app/cfg\n"
+		"ro = /srv/app/cfg\n"
+		"\n"
+		"# denied 3 times: connect to TCP port 8080\n"
+		"connect-tcp = 8080\n"
+		"\n"
+		"# Not learned (nothing below is granted):\n"
+		"# denied 2 times: mount: kernel.surface: no flag allows it\n");
+	/* and it reads back the same */
+	lr_learned_free(&l);
+	cr_assert_eq(lr_learned_parse(text, strlen(text), &l), 0);
+	cr_expect_eq(lr_learned_count(&l), 2);
+	{
+		char *again = render(&l);
+
+		cr_expect_str_eq(again, text);
+		free(again);
+	}
+	free(text);
+	lr_learned_free(&l);
+}
+
+/* What the file holds is never a secret's name, whatever was denied. */
+Test(learn_file, never_a_secret)
+{
+	static const char *const secrets[] = { ".env", ".env.local", ".envrc", "prod.env",
+					       ".env.bak", "#.env#" };
+	struct lr_learned l = { 0 };
+	char *text;
+
+	for (size_t i = 0; i < ARRAY_SIZE(secrets); i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/srv/app/%s", secrets[i]);
+		learn(&l, fs(LR_DENIED_READ, path, path));
+		snprintf(path, sizeof(path), "/srv/app/sub/%s", secrets[i]);
+		learn(&l, fs(LR_DENIED_WRITE, path, path));
+	}
+	learn(&l, fs(LR_DENIED_READ, "/srv/app/.env.example", "/srv/app/.env.example"));
+	learn(&l, fs(LR_DENIED_READ, "/srv/app/README", "/srv/app/README"));
+	text = render(&l);
+	cr_expect_eq(lr_learned_count(&l), 1, "%s", text);
+	cr_expect(strstr(text, "\nro = /srv/app\n"), "%s", text);
+	free(text);
+	lr_learned_free(&l);
+}
+
+Test(learn_file, update_through_the_descriptor)
+{
+	struct lr_denials l = { 0 };
+	struct lr_denial d = fs(LR_DENIED_READ, "/srv/a", "/srv/a");
+	size_t settings = 0;
+	char buf[4096];
+	ssize_t n;
+	int fd = memfd_create("learn", MFD_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "# mine\n", 7), 7);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_assert_eq(lr_learn_file_update(fd, &l, &ctx, &settings), 0);
+	cr_expect_eq(settings, 1);
+	cr_assert_eq(lr_learn_file_update(fd, &l, &ctx, &settings), 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+	cr_expect(strstr(buf, "include = base\n# mine\n\n"
+			      "# denied 2 times: read /srv/a\nro = /srv/a\n"),
+		  "%s", buf);
+	close(fd);
+	lr_denials_free(&l);
+}
