@@ -365,15 +365,62 @@ int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *
 	return 0;
 }
 
+static int reap(struct lr_supervisor *sv, struct lr_outcome *out);
+
+/*
+ * With a tracer, what the child starts before the handshake (the egress
+ * helper) is traced already, and each of its stops waits for the tracer:
+ * deal with them until the child writes.  The child's own end, if it comes
+ * first, is kept for lr_supervise_wait.  0, or -errno.
+ */
+static int trace_until_readable(struct lr_supervisor *sv, int sigfd)
+{
+	struct pollfd p[2] = { { .fd = sv->sock, .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN } };
+
+	for (;;) {
+		struct lr_outcome early = { 0 };
+		struct signalfd_siginfo si;
+		int r = reap(sv, &early);
+
+		if (r < 0)
+			return r;
+		if (early.ended) {
+			sv->early_ended = true;
+			sv->early_status = early.status;
+			sv->early_ms = early.duration_ms;
+		}
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (read(sigfd, &si, sizeof(si)) > 0)
+			;
+		if (p[0].revents)
+			return 0;
+	}
+}
+
 int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t nfds)
 {
 	struct lr_buf buf = { 0 };
 	size_t got_fds = 0;
-	int r;
+	int r, sigfd = -1;
 
 	*record = NULL;
 	for (size_t i = 0; i < nfds; i++)
 		fds[i] = -1;
+	if (sv->trace) {
+		sigset_t chld;
+
+		/* SIGCHLD is blocked since lr_supervise_start */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (sigfd < 0)
+			return -errno;
+	}
 	for (;;) {
 		union {
 			struct cmsghdr h;
@@ -384,9 +431,12 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 				      .msg_controllen = sizeof(control.buf) };
 		struct cmsghdr *c;
-		ssize_t n = recvmsg(sv->sock, &msg, MSG_CMSG_CLOEXEC);
+		ssize_t n;
 		char *end;
 
+		if (sigfd >= 0 && (r = trace_until_readable(sv, sigfd)) < 0)
+			break;
+		n = recvmsg(sv->sock, &msg, MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -423,9 +473,13 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 				*record = buf.s;
 			else
 				free(buf.s);
+			if (sigfd >= 0)
+				close(sigfd);
 			return 1;
 		}
 	}
+	if (sigfd >= 0)
+		close(sigfd);
 	free(buf.s);
 	for (size_t i = 0; i < got_fds; i++) {
 		close(fds[i]);
@@ -825,6 +879,11 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 	int r, sigfd = -1;
 
 	memset(out, 0, sizeof(*out));
+	if (sv->early_ended) {
+		out->ended = true;
+		out->status = sv->early_status;
+		out->duration_ms = sv->early_ms;
+	}
 	signal_set(&waited, false);
 	if (sv->master >= 0 && (sigfd = signalfd(-1, &waited, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		r = -errno;

@@ -84,6 +84,10 @@ struct lr_supervisor {
 	bool master_eof;		/* --pty: nothing holds the slave (read gives EIO) */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
+	/* with a tracer: the child ended during lr_supervise_accept */
+	bool early_ended;
+	int early_status;
+	unsigned long long early_ms;
 };
 
 /* Why the run ended. */

@@ -370,8 +370,18 @@ PY
 	fi
 }
 
+# --allow-domain starts its helper before the command, traced already: the
+# tracer deals with its stops before the handshake (it hung there once).
+t_egress() {
+	run timeout 60 "$LANDRUN" "${SYS[@]}" --report-denials --allow-domain example.com -- \
+		"$TRY" read "$T/f"
+	reports "with --allow-domain (its helper starts first): the read, and nothing of the helper's" \
+		13 "read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")"
+}
+
 t_nothing
 t_read
+t_egress
 t_exec
 t_write
 t_tcp
