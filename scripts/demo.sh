@@ -5,12 +5,19 @@
 # and a .env holding a secret, runs commands confined the way an AI harness
 # would be, and prints what the command could and could not do.  Each line is
 # checked from outside the sandbox.  Exit 0 when everything held.
+#
+# demo.sh --installed: the same with the landrun on PATH (the Debian package,
+# scripts/test-package.sh), nothing built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/deps.sh
-lr_install_deps
-lr_build . build
-LANDRUN=$PWD/build/landrun
+if [ "${1:-}" = --installed ]; then
+	LANDRUN=$(command -v landrun) || { echo "landrun demo: no landrun on PATH" >&2; exit 1; }
+else
+	. scripts/deps.sh
+	lr_install_deps
+	lr_build . build
+	LANDRUN=$PWD/build/landrun
+fi
 
 proj=$(mktemp -d /tmp/landrun-demo.XXXXXX)
 trap 'rm -rf "$proj"' EXIT
@@ -39,7 +46,7 @@ row() { # row WHAT EXPECTED ACTUAL
 }
 try() { if sandbox sh -c "$1" >/dev/null 2>&1; then echo allowed; else echo denied; fi; }
 
-echo "landrun demo project: $proj"
+echo "landrun demo project: $proj (landrun: $LANDRUN)"
 echo "  landrun --rox /usr,/bin,/lib,/lib64 --ro src,roles --rw workspace,logs \\"
 echo "          --env-file .env --env-prefix OPENAI_ --env PATH -- COMMAND"
 echo

@@ -5,6 +5,8 @@ set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
 	     libcriterion-dev libinih-dev util-linux
+	     scdoc			# the man pages
+	     bash-completion zsh fish	# the completions' test runs them
 	     python3-venv)	# python3 -m venv (ensurepip), which has no command of its own
 # The everyday tools of the smoke tests (smoke.sh, everyday.sh), privs.sh's
 # setfacl, the terminal of tty.sh and everyday.sh, egress.sh's curl, ip and

@@ -78,28 +78,40 @@ static bool undecorate(const char *s, size_t len, size_t *off, size_t *n, size_t
 	return false;
 }
 
+/* How many leftovers deep a name is looked into (prod.env.bak~ is two): a
+ * bound, since a swap file's name stands for two names. */
+#define LEFTOVER_DEPTH 8
+
+/* S (lowercase, LEN bytes), a leftover of a leftover...: 1 a secret's name,
+ * 2 a template's, 0 neither. */
+static int classify_leftover(const char *s, size_t len, int depth)
+{
+	size_t off, n, alt_off, alt_n;
+	int a, b;
+
+	if (depth == LEFTOVER_DEPTH || !undecorate(s, len, &off, &n, &alt_off, &alt_n))
+		return classify(s, len);
+	a = classify_leftover(s + off, n, depth + 1);
+	b = alt_n ? classify_leftover(s + alt_off, alt_n, depth + 1) : 0;
+	/* a template's leftover is a template; a secret's is a secret */
+	if (a == 2 || b == 2)
+		return 2;
+	if (a == 1 || b == 1)
+		return 1;
+	return classify(s, len);
+}
+
 bool lr_secret_name(const char *name)
 {
 	char lower[NAME_MAX_LEN + 1];
-	size_t len = strlen(name), off, n, alt_off, alt_n;
-	int what;
+	size_t len = strlen(name);
 
 	if (len == 0 || len > NAME_MAX_LEN)
 		return false;
 	for (size_t i = 0; i < len; i++)
 		lower[i] = (char)tolower((unsigned char)name[i]);
 	lower[len] = '\0';
-	what = classify(lower, len);
-	if (undecorate(lower, len, &off, &n, &alt_off, &alt_n)) {
-		int a = classify(lower + off, n), b = alt_n ? classify(lower + alt_off, alt_n) : 0;
-
-		/* a template's leftover is a template; a secret's is a secret */
-		if (a == 2 || b == 2)
-			return false;
-		if (a == 1 || b == 1)
-			return true;
-	}
-	return what == 1;
+	return classify_leftover(lower, len, 0) == 1;
 }
 
 static const struct {
@@ -199,8 +211,9 @@ static bool parse_header(struct cfg_parser *c)
 	skip_blanks(c);
 	if (!at_end(c) && *c->p == '"') {
 		c->subsection = true;
+		/* an escaped newline ends the header too: git refuses it */
 		for (c->p++; !at_end(c) && *c->p != '"' && *c->p != '\n'; c->p++)
-			if (*c->p == '\\' && c->p + 1 < c->end)
+			if (*c->p == '\\' && c->p + 1 < c->end && c->p[1] != '\n')
 				c->p++;
 		if (at_end(c) || *c->p != '"')
 			return false;
@@ -227,6 +240,8 @@ static bool parse_value(struct cfg_parser *c, char *out, size_t outlen)
 			if (at_end(c))
 				return false;
 			ch = *c->p++;
+			if (ch == '\r' && !at_end(c) && *c->p == '\n')
+				ch = *c->p++; /* git reads CRLF as LF */
 			if (ch == '\n')
 				continue; /* continuation */
 			if (ch == 'n')
@@ -264,6 +279,10 @@ void lr_gitconfig_paths(const char *text, size_t len,
 			void (*cb)(void *data, const char *key, const char *value), void *data)
 {
 	struct cfg_parser c = { .p = text, .end = text + len };
+
+	/* git skips a UTF-8 byte order mark (Notepad writes one) */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		c.p += 3;
 
 	while (!at_end(&c)) {
 		char key[256], value[4096];

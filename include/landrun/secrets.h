@@ -14,8 +14,10 @@
 /*
  * Is NAME (one directory entry) the name of a secret file?  .env, .env.*,
  * .envrc and *.env, in any case, and editor backups of them (NAME~, #NAME#,
- * .NAME.swp, NAME.bak, .old, .orig, .save); not the templates .env.example,
- * .env.sample, .env.template, .env.dist (nor example.env and the like).
+ * .NAME.swp, NAME.bak, .old, .orig, .save), also of each other
+ * (prod.env.bak~, up to eight deep); not the templates .env.example,
+ * .env.sample, .env.template, .env.dist (nor example.env and the like) or
+ * their leftovers.
  */
 bool lr_secret_name(const char *name);
 
@@ -32,7 +34,8 @@ const char *lr_protected_name(const char *name);
  * the values of the keys that make git run or read files named there:
  * core.hooksPath, include.path and includeIf.*.path (KEY is given
  * lowercased, as "core.hookspath" or "include.path").  Quoting and escapes
- * are undone as git does; a malformed line is skipped.
+ * are undone, CRLF read as LF and a UTF-8 byte order mark skipped, as git
+ * does; a malformed line is skipped.
  */
 void lr_gitconfig_paths(const char *text, size_t len,
 			void (*cb)(void *data, const char *key, const char *value), void *data);

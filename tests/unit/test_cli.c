@@ -737,23 +737,54 @@ Test(cli_invalid, state_does_not_leak)
 	}
 }
 
-/* Every option of the table is in the usage, as "--name " or "--name=" (or at
- * the end of a line): a new option cannot be added without documenting it. */
-Test(cli_usage, mentions_every_option)
+/*
+ * Does the usage line at LINE (just after "  --NAME") show the argument the
+ * way the table takes it: nothing for a flag, " ARG" or "=ARG" for a value,
+ * "[=ARG]" for an optional one, then two blanks and the help (or the end of
+ * the line)?
+ */
+static bool entry_fits(const char *after, enum lr_opt_arg arg)
+{
+	size_t n;
+
+	switch (arg) {
+	case LR_ARG_NONE:
+		break;
+	case LR_ARG_REQUIRED:
+		if ((*after != ' ' && *after != '=') || after[1] == ' ' || after[1] == '\n')
+			return false;
+		after += 1 + strcspn(after + 1, " \n");
+		break;
+	case LR_ARG_OPTIONAL:
+		if (strncmp(after, "[=", 2) != 0)
+			return false;
+		n = strcspn(after, " \n");
+		if (n < 4 || after[n - 1] != ']')
+			return false;
+		after += n;
+		break;
+	}
+	return *after == '\n' || strncmp(after, "  ", 2) == 0;
+}
+
+/* Every option of the table has an entry of its own in the usage, a line
+ * "  --name ARG   help", with the argument the table says it takes: a new
+ * option cannot be added without documenting it, and doc/from-help.py builds
+ * the man page's OPTIONS and the shell completions from these lines. */
+Test(cli_usage, entry_for_every_option)
 {
 	for (const struct lr_option *o = lr_options; o->name; o++) {
 		char want[64];
 		const char *at = lr_cli_usage;
 		bool found = false;
 
-		snprintf(want, sizeof(want), "--%s", o->name);
-		while (!found && (at = strstr(at, want))) {
-			char next = at[strlen(want)];
-
-			found = next == ' ' || next == '=' || next == '[' || next == '\n';
-			at++;
-		}
-		cr_expect(found, "usage lacks %s", want);
+		snprintf(want, sizeof(want), "\n  --%s", o->name);
+		for (; !found && (at = strstr(at, want)); at++)
+			found = entry_fits(at + strlen(want), o->arg);
+		cr_expect(found, "usage lacks a line '  --%s%s  ...'", o->name,
+			  o->arg == LR_ARG_NONE	      ? ""
+			  : o->arg == LR_ARG_REQUIRED ? " VALUE"
+						      : "[=VALUE]");
 	}
 }
 

@@ -39,6 +39,13 @@ Test(secrets, names)
 		{ ".envrc~", true },
 		{ ".envrc.orig", true },
 		{ "prod.env.save", true },
+		/* leftovers of leftovers */
+		{ "prod.env.bak~", true },
+		{ ".prod.env.bak.swp", true },
+		{ "#.env~#", true },
+		{ ".env.orig.bak", true },
+		{ "x.env~~~~~~~~", true },	/* eight deep */
+		{ "x.env~~~~~~~~~", false },	/* nine: not looked into */
 		/* templates are not secrets */
 		{ ".env.example", false },
 		{ ".env.sample", false },
@@ -47,6 +54,7 @@ Test(secrets, names)
 		{ ".ENV.EXAMPLE", false },
 		{ "example.env", false },
 		{ ".env.example~", false },
+		{ ".env.example.bak~", false },
 		/* not the family */
 		{ "env", false },
 		{ ".env-x", false },
@@ -127,6 +135,13 @@ Test(secrets, gitconfig)
 		{ "[core]\n\thooksPath = bad\\q\n", "" },
 		{ "", "" },
 		{ "[core]\nhooksPath", "" },
+		/* as git reads them: CRLF as LF, a byte order mark skipped */
+		{ "[core]\r\n\thooksPath = a\\\r\n b\r\n", "core.hookspath=a b|" },
+		{ "\xef\xbb\xbf[core]\n\thooksPath = x\n", "core.hookspath=x|" },
+		{ "[core]\n\thooksPath = a\\\rb\n", "" },
+		/* a subsection cannot go on over a line (git refuses it) */
+		{ "[x \"a\\\n[core]\nhooksPath=b\n", "core.hookspath=b|" },
+		{ "[x \"a\\\r\n[core]\r\nhooksPath=b\r\n", "core.hookspath=b|" },
 		/* two, and a section after a bad one */
 		{ "[core]\nhooksPath=a\n[x\n[core]\nhooksPath=b", "core.hookspath=a|core.hookspath=b|" },
 	};
