@@ -1301,27 +1301,6 @@ Test(seccomp_prebuilt, interpreter_controls)
 /* ------------------------------------------------------------------------ */
 /* The egress helper's filter: no exec, no process, no file made or written */
 
-Test(seccomp_egress, prebuilt_equals_a_fresh_build)
-{
-	char err[256] = "";
-	scmp_filter_ctx ctx = lr_seccomp_build_egress(err, sizeof(err));
-	const struct sock_fprog *pre = lr_seccomp_prebuilt_egress();
-	int fd = memfd_create("bpf", MFD_CLOEXEC);
-	size_t len;
-	char *raw;
-
-	cr_assert_not_null(ctx, "%s", err);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(seccomp_export_bpf(ctx, fd), 0);
-	raw = slurp(fd, &len);
-	close(fd);
-	seccomp_release(ctx);
-	cr_expect(len == pre->len * sizeof(*pre->filter) && memcmp(raw, pre->filter, len) == 0,
-		  "the prebuilt egress filter differs (%u instructions, fresh %zu)", pre->len,
-		  len / 8);
-	free(raw);
-}
-
 static void *egress_thread(void *arg)
 {
 	return arg;
@@ -1519,13 +1498,15 @@ Test(seccomp_trace, tracer_filter)
 #endif
 }
 
-/* The prebuilt trace and tracer filters are what libseccomp builds now. */
+/* The prebuilt trace, tracer and egress helper filters are what libseccomp
+ * builds now. */
 Test(seccomp_trace, prebuilt_equals_a_fresh_build)
 {
-	scmp_filter_ctx (*const builds[])(char *, size_t) = { lr_seccomp_build_trace,
-							      lr_seccomp_build_tracer };
-	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(),
-					   lr_seccomp_prebuilt_tracer() };
+	scmp_filter_ctx (*const builds[])(char *, size_t) = {
+		lr_seccomp_build_trace, lr_seccomp_build_tracer, lr_seccomp_build_egress
+	};
+	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(), lr_seccomp_prebuilt_tracer(),
+					   lr_seccomp_prebuilt_egress() };
 	char err[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(builds); i++) {
