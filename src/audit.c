@@ -249,33 +249,35 @@ char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char
 char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
 		      const struct lr_advice *advice)
 {
-	_cleanup_free_ char *what = lr_denial_what(d), *allowed_by = NULL;
-	char *buf = NULL;
+	/* (freed by hand: the analyzer loses cleanup attributes on this path) */
+	char *what = lr_denial_what(d), *allowed_by = NULL, *buf = NULL, *record = NULL;
+	FILE *out = NULL;
 	size_t len;
-	FILE *out;
 
-	if (!what)
-		return NULL;
-	if (advice->kind == LR_ADVICE_GRANT &&
-	    asprintf(&allowed_by, "--%s %s", advice->key, advice->value) < 0)
-		return NULL;
-	out = open_memstream(&buf, &len);
-	if (!out)
-		return NULL;
-	head(out, a, "denied", getpid());
-	fprintf(out, ",\"command_pid\":%d,\"comm\":", (int)d->pid);
-	lr_json_str(out, d->comm);
-	fputs(",\"what\":", out);
-	lr_json_str(out, what);
-	fputs(",\"path\":", out);
-	lr_json_str(out, d->path);
-	fprintf(out, ",\"count\":%lu,\"errno\":", d->count);
-	lr_json_str(out, strerrorname_np(d->err));
-	fputs(",\"allowed_by\":", out);
-	lr_json_str(out, allowed_by);
-	fputs(",\"note\":", out);
-	lr_json_str(out, advice->note);
-	return finish(out, &buf);
+	if (what && (advice->kind != LR_ADVICE_GRANT ||
+		     asprintf(&allowed_by, "--%s %s", advice->key, advice->value) >= 0))
+		out = open_memstream(&buf, &len);
+	else
+		allowed_by = NULL; /* asprintf leaves it undefined */
+	if (out) {
+		head(out, a, "denied", getpid());
+		fprintf(out, ",\"command_pid\":%d,\"comm\":", (int)d->pid);
+		lr_json_str(out, d->comm);
+		fputs(",\"what\":", out);
+		lr_json_str(out, what);
+		fputs(",\"path\":", out);
+		lr_json_str(out, d->path);
+		fprintf(out, ",\"count\":%lu,\"errno\":", d->count);
+		lr_json_str(out, strerrorname_np(d->err));
+		fputs(",\"allowed_by\":", out);
+		lr_json_str(out, allowed_by);
+		fputs(",\"note\":", out);
+		lr_json_str(out, advice->note);
+		record = finish(out, &buf);
+	}
+	free(allowed_by);
+	free(what);
+	return record;
 }
 
 int lr_audit_write(const struct lr_audit *a, const char *line)

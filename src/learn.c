@@ -467,15 +467,15 @@ static int advise_exec(const struct lr_denial *d, const struct lr_learn_context 
 
 	if (!d->path)
 		return note(a, format("its path could not be resolved"));
-	if (!covered(ctx, d->path, LR_ACCESS_X))
+	k = covered(ctx, d->path, LR_ACCESS_X);
+	if (!k)
 		return grant(a, "rox", strdup(d->path), NULL);
 	/* the kernel opens the interpreters with it, and needs the same right */
 	for (size_t i = 0; i < d->interps.n; i++)
 		if (!covered(ctx, d->interps.v[i], LR_ACCESS_X))
 			return grant(a, "rox", strdup(d->interps.v[i]),
 				     format("its interpreter: %s is executable by %s already",
-					    d->path, covered(ctx, d->path, LR_ACCESS_X)->name));
-	k = covered(ctx, d->path, LR_ACCESS_X);
+					    d->path, k->name));
 	return note(a, format("executable by %s already, as are its interpreters: see --explain",
 			      k->name));
 }

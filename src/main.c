@@ -586,7 +586,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	struct lr_features features;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
-	int status, ready = 0, r, fds[2];
+	int status, ready = 0, r, fds[2] = { -1, -1 };
 	size_t n_fds = 0;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
