@@ -357,7 +357,11 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 
 		if (helper == 0)
 			exec_helper(sp[1], pidfd);
-		_exit(helper < 0 ? 1 : 0);
+		if (helper < 0)
+			_exit(1);
+		/* its pid, which the supervisor does not count as the command's */
+		snprintf(buf, sizeof(buf), "helper %d", (int)helper);
+		_exit(lr_egress_send(sp[1], buf, -1) < 0);
 	}
 	r = pid < 0 ? -errno : 0;
 	close(sp[1]);
@@ -371,6 +375,10 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 	e->ctl = sp[0];
 	if (setsockopt(e->ctl, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0)
 		return fail(err, errlen, -errno, "%s", "SO_RCVTIMEO");
+	r = expect(e, "helper", buf, sizeof(buf), err, errlen);
+	if (r < 0)
+		return r;
+	e->helper = (pid_t)strtol(buf + 7, NULL, 10);
 	r = send_config(e, policy, audit);
 	if (r < 0)
 		return fail(err, errlen, r, "%s", "writing to the egress helper");

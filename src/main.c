@@ -518,6 +518,7 @@ struct lifetime {
 	struct lr_tracer tracer;	/* --report-denials */
 	struct lr_learn_context learn;
 	int learn_fd;			/* --learn FILE, or -1 */
+	pid_t egress_helper;		/* --allow-domain: the helper, once started */
 };
 
 /* --report-denials, --learn: what the command was denied, after the run. */
@@ -586,7 +587,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	struct lr_features features;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
-	int status, ready = 0, r, fds[2] = { -1, -1 };
+	int status, ready = 0, r, fds[3] = { -1, -1, -1 };
 	size_t n_fds = 0;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
@@ -628,11 +629,14 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
-	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, fds, 2)) < 0)
+	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, fds, 3)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0) {
 		life->audit.fd = policy->audit_log ? fds[n_fds++] : -1;
 		life->learn_fd = policy->learn ? fds[n_fds++] : -1;
+		/* last, when there is one: the egress helper's pidfd */
+		if (fds[n_fds] >= 0)
+			lr_supervise_own(sv, fds[n_fds]);
 	}
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
@@ -673,7 +677,7 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 			     char **argv)
 {
 	char err[PATH_MAX + 256], *started = NULL;
-	int r, fds[2];
+	int r, fds[3];
 	size_t n = 0;
 
 	if (!life->sv.handshake)
@@ -693,6 +697,15 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 				       in->rules, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
+		fds[n++] = r;
+	}
+	/* last: the egress helper, which the supervisor ends but does not count
+	 * among what the command left behind */
+	if (life->egress_helper > 0) {
+		r = (int)syscall(SYS_pidfd_open, life->egress_helper, 0);
+		if (r < 0)
+			lr_die("--allow-domain: cannot hand the egress helper to the supervisor: %s",
+			       strerror(errno));
 		fds[n++] = r;
 	}
 	r = lr_supervise_ready(&life->sv, started, fds, n);
@@ -716,8 +729,7 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
  * the grants, as the supervisor's copy is) for its decisions.
  */
 static void egress(struct lr_policy *policy, struct lr_features *features, struct lr_plan *plan,
-		   const struct lr_fs_rules *rules, const struct lifetime *life,
-		   struct lr_strlist *env)
+		   const struct lr_fs_rules *rules, struct lifetime *life, struct lr_strlist *env)
 {
 	struct lr_audit audit = life->audit;
 	struct lr_egress e;
@@ -747,6 +759,7 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 		close(audit.fd);
 	if (r < 0)
 		lr_die("%s", err);
+	life->egress_helper = e.helper;
 	if (plan->egress == LR_EGRESS_NETNS && (r = lr_egress_enter(&e, err, sizeof(err))) < 0) {
 		lr_warn("witness: %s", err);
 		features->netns_errno = -r;

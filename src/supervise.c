@@ -488,6 +488,21 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 	return r;
 }
 
+void lr_supervise_own(struct lr_supervisor *sv, int pidfd)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &sv->own) == 1)
+			break;
+	if (f)
+		fclose(f);
+	close(pidfd);
+}
+
 int lr_supervise_go(struct lr_supervisor *sv)
 {
 	ssize_t n;
@@ -642,8 +657,9 @@ static bool signal_one(const struct proc *p, int sig, bool cont)
 }
 
 /* Send SIG (then SIGCONT, with CONT: a stopped process cannot act on it) to
- * every descendant.  How many were signalled. */
-static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont)
+ * every descendant.  How many were signalled; with OTHERS, only those that
+ * are not landrun's own (lr_supervise_own). */
+static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, bool others)
 {
 	struct proc *all = NULL, *tree = NULL;
 	unsigned signalled = 0;
@@ -668,7 +684,8 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont)
 	}
 	found = descendants(all, n, getpid(), tree);
 	for (size_t i = 0; i < found; i++)
-		signalled += signal_one(&tree[i], sig, cont);
+		if (signal_one(&tree[i], sig, cont) && !(others && tree[i].pid == sv->own))
+			signalled++;
 	free(all);
 	free(tree);
 	return signalled;
@@ -850,7 +867,7 @@ static int kill_tree(struct lr_supervisor *sv, struct lr_outcome *out)
 			return r;
 		if (now_ms() > give_up)
 			return -ETIMEDOUT;
-		if (signal_tree(sv, SIGKILL, false))
+		if (signal_tree(sv, SIGKILL, false, false))
 			out->killed = true;
 		sigtimedwait(&chld, NULL, &round);
 	}
@@ -868,7 +885,7 @@ static unsigned end_tree(const struct lr_supervisor *sv, struct state *st, long 
 {
 	st->ending = true;
 	st->grace_end = now + capped(sv->grace_ms);
-	return signal_tree(sv, SIGTERM, true);
+	return signal_tree(sv, SIGTERM, true, true);
 }
 
 int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
@@ -940,7 +957,7 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 			continue;
 		}
 		if (st.ending) {
-			signal_tree(sv, sig, false);
+			signal_tree(sv, sig, false, false);
 			continue;
 		}
 		if (ends_run(sig) && out->why == LR_END_EXITED) {

@@ -131,6 +131,7 @@ struct lr_egress {
 	int maker_sock;		/* our end of the socket to it, or -1 */
 	int ns_flags;		/* CLONE_NEWNET, with CLONE_NEWUSER when it needed one */
 	int ctl;		/* our end of the socket to the helper, or -1 */
+	pid_t helper;		/* the helper, once started */
 	uint16_t witness_port;	/* the helper's listener on the caller's 127.0.0.1 */
 	uint16_t proxy_port;	/* where the command finds the proxy (127.0.0.1) */
 };

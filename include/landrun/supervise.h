@@ -84,6 +84,7 @@ struct lr_supervisor {
 	bool master_eof;		/* --pty: nothing holds the slave (read gives EIO) */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
+	pid_t own;			/* landrun's own process in the tree (lr_supervise_own) */
 	/* with a tracer: the child ended during lr_supervise_accept */
 	bool early_ended;
 	int early_status;
@@ -157,6 +158,13 @@ int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *
  * status is for lr_supervise_wait); -errno.
  */
 int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t n);
+
+/*
+ * The parent: PIDFD (a pidfd the child handed over; closed here) is a
+ * process of landrun's own in the tree, the egress helper, which ends with
+ * the command: ended like the rest, but not counted as left behind.
+ */
+void lr_supervise_own(struct lr_supervisor *sv, int pidfd);
 
 /* The parent: let the child go on to confine itself and exec.  0, or -errno. */
 int lr_supervise_go(struct lr_supervisor *sv);

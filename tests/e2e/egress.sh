@@ -513,10 +513,12 @@ want = [("allowed", "GET", "allowed.test", 8080, "11.1.1.1", None),
         ("refused", "CONNECT", "forbidden.test", 8080, None, "not in --allow-domain")]
 got = [(r["decision"], r["request"], r["host"], r["port"], r["address"], r["reason"]) for r in eg]
 assert got == want, got
+# the helper ends with the command: it is not something the command left
+assert recs[-1]["left_behind"] == 0, recs[-1]
 print("ok", len(eg))
 EOF
 run "$PYTHON" "$W/audit.py" "$AUD"
-assert "--audit-log: an egress record for each decision, in the run's records" out_has "^ok 2$"
+assert "--audit-log: an egress record for each decision, in the run's records; the helper not counted as left behind" out_has "^ok 2$"
 
 # helper_of PID: HELPER, the landrun-egress of the landrun PID (its pidfd,
 # fd 4, is of that pid), once it is there (3 s at most), or empty
