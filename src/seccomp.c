@@ -455,6 +455,16 @@ static int start(struct filter *f)
 	return r;
 }
 
+/* The filter F built, or NULL (its error in F's ERR) if a rule failed. */
+static scmp_filter_ctx finish(struct filter *f)
+{
+	if (f->rc < 0) {
+		seccomp_release(f->ctx);
+		return NULL;
+	}
+	return f->ctx;
+}
+
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen)
 {
 	struct filter f = { .err = err, .errlen = errlen };
@@ -478,11 +488,7 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_terminal(&f);
 	if (plan->deny_changes)
 		deny_changes(&f);
-	if (f.rc < 0) {
-		seccomp_release(f.ctx);
-		return NULL;
-	}
-	return f.ctx;
+	return finish(&f);
 }
 
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
@@ -515,11 +521,7 @@ scmp_filter_ctx lr_seccomp_build_trace(char *err, size_t errlen)
 		return NULL;
 	for (size_t i = 0; i < lr_seccomp_n_traced; i++)
 		add(&f, SCMP_ACT_TRACE(0), lr_seccomp_traced[i], 0, 0, NULL);
-	if (f.rc < 0) {
-		seccomp_release(f.ctx);
-		return NULL;
-	}
-	return f.ctx;
+	return finish(&f);
 }
 
 scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen)
