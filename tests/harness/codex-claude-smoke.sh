@@ -21,13 +21,7 @@ CL_DIR=$(lr_npm_install @anthropic-ai/claude-code "$LR_CLAUDE_VERSION")
 CL_RC=$?
 lr_become_nobody
 
-W=$(mktemp -d /tmp/landrun-harness-smoke.XXXXXX) || exit 1
-SERVER=
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	lr_cleanup_dir "$W"
-}
-trap cleanup EXIT
+lr_workdir harness-smoke
 
 echo '[]' >"$W/script.json"
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
@@ -191,12 +185,7 @@ esac
 
 # Their state went to the sandbox's own directories: the unconfined harnesses
 # read ~/.codex and ~/.claude, and run what they hold.
-if [ -z "$(find "$H/.codex" "$H/.claude" -mindepth 1)" ] && [ ! -e "$H/.claude.json" ]; then
-	ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched"
-else
-	not_ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched" \
-		"$(ls -la "$H/.codex" "$H/.claude" "$H/.claude.json" 2>&1)"
-fi
+lr_codex_claude_home_untouched "$H"
 if [ -n "$(ls -A "$H/.local/share/landrun/claude-code" 2>/dev/null)" ] &&
 	[ -n "$(ls "$CODEX_SANDBOX_HOME" | grep -v '^config.toml$')" ]; then
 	ok "their state is in ~/.local/share/landrun/{codex,claude-code}"

@@ -39,14 +39,7 @@ CL_DIR=$(lr_npm_install @anthropic-ai/claude-code "$LR_CLAUDE_VERSION")
 CL_RC=$?
 lr_become_nobody
 
-W=$(mktemp -d /tmp/landrun-harness-tui.XXXXXX) || exit 1
-SERVER=
-cleanup() {
-	lr_tmux kill-server 2>/dev/null
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	lr_cleanup_dir "$W"
-}
-trap cleanup EXIT
+lr_workdir harness-tui
 
 echo '[]' >"$W/script.json"		# no tool calls: the model answers with text
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
@@ -206,12 +199,7 @@ esac
 
 # ---------------------------------------------------------------- the user's own
 
-if [ -z "$(find "$H/.codex" "$H/.claude" -mindepth 1)" ] && [ ! -e "$H/.claude.json" ]; then
-	ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched"
-else
-	not_ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched" \
-		"$(ls -la "$H/.codex" "$H/.claude" "$H/.claude.json" 2>&1)"
-fi
+lr_codex_claude_home_untouched "$H"
 if [ "$(git -C "$P" status --porcelain)" = "" ]; then ok "the repository is unchanged"; else
 	not_ok "the repository is unchanged" "$(git -C "$P" status --porcelain)"
 fi

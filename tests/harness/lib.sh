@@ -239,6 +239,33 @@ lr_cleanup_dir() { # W
 	fi
 }
 
+# lr_workdir NAME: the test's directory W (/tmp/landrun-NAME.XXXXXX), and at
+# exit the fake model server SERVER (once the test sets its pid) and the
+# test's tmux server, if any, ended and W removed (lr_cleanup_dir).
+lr_workdir() {
+	W=$(mktemp -d "/tmp/landrun-$1.XXXXXX") || exit 1
+	SERVER=
+	trap lr_workdir_cleanup EXIT
+}
+lr_workdir_cleanup() {
+	lr_tmux kill-server 2>/dev/null
+	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+	lr_cleanup_dir "$W"
+}
+
+# lr_codex_claude_home_untouched H: TAP, the user's own ~/.codex, ~/.claude
+# and ~/.claude.json in H got nothing: the harnesses' state went to the
+# sandbox's directories (the unconfined harnesses read those, and run what
+# they hold).
+lr_codex_claude_home_untouched() { # H
+	if [ -z "$(find "$1/.codex" "$1/.claude" -mindepth 1)" ] && [ ! -e "$1/.claude.json" ]; then
+		ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched"
+	else
+		not_ok "the user's ~/.codex, ~/.claude and ~/.claude.json are untouched" \
+			"$(ls -la "$1/.codex" "$1/.claude" "$1/.claude.json" 2>&1)"
+	fi
+}
+
 # The private directory landrun made for a command given no TMPDIR
 # (/tmp/landrun.XXXXXX, TMPDIR its tmp/), from the "TMPDIR=..." line the
 # command printed (read from standard input); nothing when there is none.

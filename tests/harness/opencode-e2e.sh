@@ -57,13 +57,7 @@ echo "# landrun $LANDRUN: $("$LANDRUN" --version 2>&1 | head -n 1)"
 
 # ---------------------------------------------------------------- the project
 
-W=$(mktemp -d /tmp/landrun-opencode.XXXXXX) || exit 1
-SERVER=
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	lr_cleanup_dir "$W"
-}
-trap cleanup EXIT
+lr_workdir opencode
 
 H=$W/home P=$W/proj
 mkdir -p "$H/.config/opencode" "$H/.local/share/opencode" "$H/.cache/opencode" \

@@ -45,13 +45,7 @@ lr_become_nobody
 echo "# opencode $("$OC" --version 2>/dev/null) at $OC (ready after $(lr_since "$T0") s)"
 echo "# landrun $LANDRUN: $("$LANDRUN" --version 2>&1 | head -n 1)"
 
-W=$(mktemp -d /tmp/landrun-opencode-repo.XXXXXX) || exit 1
-SERVER=
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	lr_cleanup_dir "$W"
-}
-trap cleanup EXIT
+lr_workdir opencode-repo
 
 # ---------------------------------------------------------------- the user
 

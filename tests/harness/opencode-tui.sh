@@ -27,14 +27,7 @@ OC=$(lr_opencode_bin "$dir") || { echo "Bail out! no runnable opencode binary in
 lr_become_nobody
 echo "# opencode $("$OC" --version 2>/dev/null) at $OC"
 
-W=$(mktemp -d /tmp/landrun-opencode-tui.XXXXXX) || exit 1
-SERVER=
-cleanup() {
-	lr_tmux kill-server 2>/dev/null
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	lr_cleanup_dir "$W"
-}
-trap cleanup EXIT
+lr_workdir opencode-tui
 
 H=$W/home P=$W/proj
 mkdir -p "$H/.config/opencode" "$H/.local/share/opencode" "$H/.cache/opencode" \
