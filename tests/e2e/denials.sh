@@ -34,8 +34,6 @@ cd "$T" || exit 1
 
 SYS=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ro /etc/ld.so.cache --ignore-missing --rw /dev/null)
 
-RC=0
-run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 lr() { run "$LANDRUN" "${SYS[@]}" "$@"; }
 ABI=$("$TRY" abi 2>/dev/null) || ABI=0
 PID='[0-9]+'

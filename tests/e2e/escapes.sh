@@ -30,8 +30,6 @@ e2e_hello "landrun escapes" "binaries in $BIN"
 SECRET=sk-escape-$$-$RANDOM
 SYS=(--rox /usr,/bin,/lib,/lib64 --ignore-missing --rw /dev/null)
 
-RC=0
-run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 lr() { run "$LANDRUN" --rox "$BIN" "$@"; }
 # from DIR COMMAND...: COMMAND (lr, lrs, run) from DIR; RC is kept
 from() { local d=$1; shift; (cd "$d" && "$@"; exit $RC); RC=$?; }

@@ -188,6 +188,14 @@ declare -A ERRNO=([0]=ok [1]=EPERM [13]=EACCES [25]=ENOTTY [38]=ENOSYS
 	[93]=EPROTONOSUPPORT [97]=EAFNOSUPPORT [101]=ENETUNREACH [111]=ECONNREFUSED
 	[125]=landrun-refused [-31]=killed-by-SIGSYS)
 
+# run COMMAND...: RC its status, its output in $W/out and $W/err (W is the
+# test's work directory).  net.sh and egress.sh give it /dev/null for input.
+RC=0
+run() {
+	"$@" >"$W/out" 2>"$W/err"
+	RC=$?
+}
+
 # expect DESC WANT: the last run's status RC is WANT (or one of "A|B"),
 # named by ERRNO; true if it is.  run.sh has its own.
 expect() {

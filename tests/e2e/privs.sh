@@ -27,12 +27,6 @@ UID_NOW=$(id -u)
 
 e2e_hello "landrun privs" "binaries in $BIN"
 
-RC=0
-run() {
-	"$@" >"$W/out" 2>"$W/err"
-	RC=$?
-}
-
 lr() {
 	run "$LANDRUN" --rox "$BIN" "$@"
 }

@@ -41,12 +41,6 @@ e2e_hello "landrun e2e" "binaries in $BIN"
 # ---------------------------------------------------------------------------
 # Running things.  Each sets RC and leaves stdout/stderr in $W/out, $W/err.
 
-RC=0
-run() {
-	"$@" >"$W/out" 2>"$W/err"
-	RC=$?
-}
-
 # landrun with the helpers' directory executable, then the test's arguments
 lr() {
 	run "$LANDRUN" --rox "$BIN" "$@"

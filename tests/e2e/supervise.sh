@@ -42,8 +42,6 @@ SYS=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ignore-missing --rw /dev/null)
 # and a shell cannot trap what it was started ignoring: give them back.
 LR=(env --default-signal=INT,QUIT "$LANDRUN" "${SYS[@]}")
 
-RC=0
-run() { "$@" >"$W/out" 2>"$W/err"; RC=$?; }
 # bg COMMAND...: in the background, BG its pid; fin: RC its status
 bg() { "$@" >"$W/out" 2>"$W/err" & BG=$!; }
 fin() { wait "$BG"; RC=$?; }
