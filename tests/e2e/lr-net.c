@@ -19,6 +19,8 @@
  *   tiocsti  tiocsti-hi (the command in the upper half: CVE-2019-10063)
  *   personality VALUE (strtoull base 0: 0x40000, 0xffffffff, 0x100000000)
  *   int80    (a 32-bit getpid through int $0x80: the filter kills it)
+ *   x32      (getpid through the x32 ABI: the filter kills it; ENOSYS outside
+ *            where the kernel has no x32, which is most)
  *
  * Kernel calls are made with syscall(2), so that libc neither falls back nor
  * truncates arguments.  Linked statically (-static -pthread): inside a sandbox
@@ -358,6 +360,16 @@ static int op_bpf(void)
 }
 
 /* getpid through the 32-bit entry point: under landrun, SIGSYS kills us */
+static int op_x32(void)
+{
+#if defined(__x86_64__)
+	return syscall(0x40000000L | SYS_getpid) < 0 ? errno : 0;
+#else
+	fprintf(stderr, "lr-net: x32 is x86-64 only\n");
+	return USAGE_ERROR;
+#endif
+}
+
 static int op_int80(void)
 {
 #if defined(__x86_64__)
@@ -503,6 +515,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "int80"))
 		return op_int80();
+	if (!strcmp(op, "x32"))
+		return op_x32();
 	usage();
 	return USAGE_ERROR;
 }

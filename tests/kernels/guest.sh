@@ -285,6 +285,14 @@ attack_kernel_surface() { # every call denied with the filter's error
 	[ -n "$works" ] || RES="broken: no call to attack works outside"
 }
 attack_kernel_foreign_abi() { # SIGSYS kills it: 128 + 31
+	plain "$NET" int80
+	if [ "$RC" = 139 ]; then # a kernel without IA32 emulation faults it: x32 instead
+		plain "$NET" x32
+		case $RC in 0 | 38) ;; *) RES="broken: control (x32 outside) -> $RC"; return ;; esac
+		control "the same process runs inside" lr "$NET" true &&
+		{ lr "$NET" x32; verdict 159; }
+		return
+	fi
 	control "int 0x80 outside" plain "$NET" int80 &&
 	control "the same process runs inside" lr "$NET" true &&
 	{ lr "$NET" int80; verdict 159; }
