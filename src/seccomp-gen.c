@@ -56,6 +56,9 @@ static int emit_others(FILE *out)
 		{ "lr_bpf_egress", lr_seccomp_build_egress },
 		{ "lr_bpf_trace", lr_seccomp_build_trace },
 		{ "lr_bpf_tracer", lr_seccomp_build_tracer },
+		{ "lr_bpf_notify_reads", lr_seccomp_build_notify_reads },
+		{ "lr_bpf_notify_writes", lr_seccomp_build_notify_writes },
+		{ "lr_bpf_broker", lr_seccomp_build_broker },
 	};
 	char err[512];
 	int max = 0;

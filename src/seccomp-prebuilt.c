@@ -47,6 +47,49 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
 	return load(lr_seccomp_prebuilt(plan), "filter", err, errlen);
 }
 
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads)
+{
+	return reads ? &lr_bpf_notify_reads_prog : &lr_bpf_notify_writes_prog;
+}
+
+const struct sock_fprog *lr_seccomp_prebuilt_broker(void)
+{
+	return &lr_bpf_broker_prog;
+}
+
+int lr_seccomp_load_notify(bool reads, char *err, size_t errlen)
+{
+	const struct sock_fprog *prog = lr_seccomp_prebuilt_notify(reads);
+	/* once the broker has a call, a signal does not interrupt it (Linux
+	 * 5.19): a call it made is not made again when the command retries */
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			  prog);
+
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     prog);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "seccomp: cannot load the broker's filter: %s", strerror(e));
+		return -e;
+	}
+	return (int)fd;
+}
+
+int lr_seccomp_load_broker(char *err, size_t errlen)
+{
+	return load(&lr_bpf_broker_prog, "broker's own filter", err, errlen);
+}
+
 const struct sock_fprog *lr_seccomp_prebuilt_trace(void)
 {
 	return &lr_bpf_trace_prog;

@@ -342,6 +342,14 @@ static void deny_changes(struct filter *f)
 	}
 }
 
+/* landrun's own processes that run no program: the broker, the tracer, the
+ * egress helper */
+static void deny_exec(struct filter *f)
+{
+	deny_if(f, EPERM, "execve", 0, NULL);
+	deny_if(f, EPERM, "execveat", 0, NULL);
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -488,7 +496,77 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 		deny_terminal(&f);
 	if (plan->deny_changes)
 		deny_changes(&f);
+	if (plan->deny_exec)
+		deny_exec(&f);
 	return finish(&f);
+}
+
+/* The calls the broker serves (broker.h), whatever their arguments; the
+ * opens are sent by their flags. */
+static const char *const brokered[] = {
+	"creat", "mkdir", "mkdirat", "mknod", "mknodat", "unlink", "unlinkat", "rmdir", "rename",
+	"renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate", "openat2",
+};
+
+static scmp_filter_ctx build_notify(bool reads, char *err, size_t errlen)
+{
+	static const uint64_t writing[] = { O_CREAT, O_TRUNC, O_APPEND, KERNEL_O_TMPFILE };
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} opens[] = { { "open", 1 }, { "openat", 2 } };
+	struct filter f = { .err = err, .errlen = errlen };
+	struct scmp_arg_cmp cmp;
+
+	if (start(&f) < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(brokered) / sizeof(*brokered); i++)
+		add(&f, SCMP_ACT_NOTIFY, brokered[i], 0, 0, NULL);
+	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++) {
+		if (reads) {
+			/* every open but O_PATH's, which Landlock does not check */
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = O_PATH, .datum_b = 0 };
+			add(&f, SCMP_ACT_NOTIFY, opens[i].name, 0, 1, &cmp);
+			continue;
+		}
+		/* O_WRONLY, O_RDWR and the invalid 3, and the flags that write */
+		for (uint64_t mode = O_WRONLY; mode <= O_ACCMODE; mode++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = O_ACCMODE, .datum_b = mode };
+			add(&f, SCMP_ACT_NOTIFY, opens[i].name, 0, 1, &cmp);
+		}
+		for (size_t w = 0; w < sizeof(writing) / sizeof(*writing); w++) {
+			cmp = (struct scmp_arg_cmp){ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+						     .datum_a = writing[w], .datum_b = writing[w] };
+			add(&f, SCMP_ACT_NOTIFY, opens[i].name, 0, 1, &cmp);
+		}
+	}
+	return finish(&f);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen)
+{
+	return build_notify(true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen)
+{
+	return build_notify(false, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen)
+{
+	struct lr_plan plan;
+
+	/* the kernel surface as for a command; no socket, no new process, no
+	 * program: it changes files beneath the grants, and nothing else */
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	plan.net.restricted = true;
+	plan.deny_subprocess = true;
+	plan.deny_exec = true;
+	return lr_seccomp_build(&plan, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)

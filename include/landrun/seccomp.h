@@ -20,6 +20,13 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
  * sockets for TCP and UDP only (no listen: its listeners come made). */
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen);
 
+/* The broker's (broker.h): the notification filter of the command, sending
+ * every open but O_PATH's (READS) or only those that write, and every call
+ * that makes, removes or renames a name; and the broker's own filter. */
+scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen);
+
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
 
@@ -125,6 +132,13 @@ int lr_seccomp_load_trace(const struct lr_plan *plan, char *err, size_t errlen);
 
 /* The tracer's own filter, compiled at build time.  0, or -errno with ERR. */
 int lr_seccomp_load_tracer(char *err, size_t errlen);
+
+/* The broker's filters, compiled at build time.  _notify loads the
+ * command's and returns the listener (or -errno with ERR). */
+const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads);
+const struct sock_fprog *lr_seccomp_prebuilt_broker(void);
+int lr_seccomp_load_notify(bool reads, char *err, size_t errlen);
+int lr_seccomp_load_broker(char *err, size_t errlen);
 
 /* The trace filter and the tracer's, compiled at build time. */
 const struct sock_fprog *lr_seccomp_prebuilt_trace(void);
