@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <termios.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "landrun/features.h"
@@ -133,6 +139,62 @@ static bool probe_seccomp(void)
 	return syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
+/*
+ * One filter of a process's chain may have a listener: under another's (a
+ * container manager's, an outer landrun's broker, a test's simulation) the
+ * broker cannot have one.  Only asked when a filter is there already: a
+ * child tries.
+ */
+static bool listener_above(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), st;
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	pid_t pid;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	if (!strstr(buf, "\nSeccomp:\t2"))
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		long r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+
+		if (r == 0)
+			r = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+				    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		_exit(r < 0 ? 1 : 0);
+	}
+	if (pid < 0)
+		return true;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return true;
+	return !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+}
+
+/* User notification answers with a descriptor atomically from Linux 5.14
+ * (SECCOMP_ADDFD_FLAG_SEND), which only the kernel's version tells without
+ * a filter loaded; openat2 (5.6) comes before it. */
+static bool probe_seccomp_notify(void)
+{
+	uint32_t action = SECCOMP_RET_USER_NOTIF;
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0 || uname(&u) < 0 ||
+	    sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	if (major < 5 || (major == 5 && minor < 14))
+		return false;
+	return !listener_above();
+}
+
 void lr_features_probe(struct lr_features *f)
 {
 	uid_t r, e, s;
@@ -148,6 +210,7 @@ void lr_features_probe(struct lr_features *f)
 	f->terminal_foreign = false;
 
 	f->seccomp_filter = probe_seccomp();
+	f->seccomp_notify = f->seccomp_filter && probe_seccomp_notify();
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;
 	f->landlock_errata = 0;

@@ -49,6 +49,11 @@ static const struct {
 		"managers, the harnesses' project settings, shell start-up files) is read-only",
 		"Landlock (Linux 5.13+, enabled in the lsm= boot list)" },
 		LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG },
+	[LR_PROT_FS_BROKER] = { { "fs.broker",
+		"inside writable grants, names are made, removed and renamed by landrun's broker: "
+		"the protected and secret names are refused whether or not they existed at start, "
+		"and the directories carved around what is kept out stay writable",
+		"seccomp user notification with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14+), and Landlock" } },
 	[LR_PROT_NET_SOCKETS] = { { "net.sockets",
 		"sockets are limited to AF_UNIX (and TCP with --connect-tcp/--bind-tcp): no raw, "
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
@@ -125,6 +130,8 @@ const char *lr_layer_name(enum lr_layer layer)
 		return "landrun";
 	case LR_LAYER_NETNS:
 		return "netns";
+	case LR_LAYER_BROKER:
+		return "broker";
 	case LR_LAYER_NONE:
 		break;
 	}
@@ -234,6 +241,24 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 					     : seccomp);
 }
 
+/* The broker: for writable grants but landrun's private directories (which
+ * nothing runs from later), over Landlock's carving. */
+static void plan_broker(const struct lr_policy *policy, const struct lr_features *features,
+			struct lr_plan *plan)
+{
+	bool writable = false;
+
+	for (size_t i = 0; i < policy->n_grants && !policy->unrestricted_fs; i++) {
+		const struct lr_grant *g = &policy->grants[i];
+
+		writable |= (g->access & LR_ACCESS_RW) && !(g->access & LR_ACCESS_UNIX) &&
+			    !lr_policy_grant_private(g);
+	}
+	plan->broker = writable && features->seccomp_notify && plan->handled_fs;
+	set_row(plan, LR_PROT_FS_BROKER, writable,
+		plan->broker ? LR_LAYER_BROKER : LR_LAYER_NONE);
+}
+
 void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *features,
 		     struct lr_plan *plan)
 {
@@ -255,6 +280,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	/* pathname UNIX sockets are the network rows' business */
 	if (fs)
 		plan->handled_fs = fs_known & ~LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+	plan_broker(policy, features, plan);
 
 	plan_network(policy, features, plan);
 

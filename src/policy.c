@@ -139,3 +139,9 @@ const char *lr_policy_shared_dir(const char *path, const char *home)
 								       : "holds the home directory";
 	return NULL;
 }
+
+bool lr_policy_grant_private(const struct lr_grant *g)
+{
+	return g->origin && (strcmp(g->origin, "--private-tmp") == 0 ||
+			     strcmp(g->origin, "--private-home") == 0);
+}

@@ -21,6 +21,8 @@ struct lr_features {
 	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
 	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
 	bool seccomp_filter;	/* seccomp(2) filters with SECCOMP_RET_KILL_PROCESS */
+	bool seccomp_notify;	/* user notification with SECCOMP_ADDFD_FLAG_SEND (5.14), and
+				 * openat2 (the broker, broker.h) */
 
 	/* The process landrun runs as, probed with the kernel. */
 	uid_t uid;		/* real user and group ids */

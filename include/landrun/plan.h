@@ -23,6 +23,7 @@ enum lr_prot {
 	LR_PROT_FS_IOCTL_DEV,
 	LR_PROT_FS_SECRETS,
 	LR_PROT_FS_PROTECTED,
+	LR_PROT_FS_BROKER,
 	LR_PROT_NET_SOCKETS,
 	LR_PROT_NET_TCP,
 	LR_PROT_NET_UDP,
@@ -49,6 +50,7 @@ enum lr_layer {
 	LR_LAYER_SECCOMP,
 	LR_LAYER_LAUNCHER,	/* landrun itself, before exec (prctl, libcap-ng, execve) */
 	LR_LAYER_NETNS,		/* a network namespace whose only way out is landrun's proxy */
+	LR_LAYER_BROKER,	/* landrun's broker, through seccomp user notification */
 };
 
 /* How the command reaches the --allow-domain destinations. */
@@ -103,6 +105,8 @@ struct lr_plan {
 				 * ptrace allowed */
 	bool deny_changes;	/* landrun's tracer or egress helper: no file changed,
 				 * nothing executed */
+	bool deny_exec;		/* landrun's own processes: no program executed */
+	bool broker;		/* the broker serves the writable grants (broker.h) */
 
 	/* Who the command runs as. */
 	uid_t uid;

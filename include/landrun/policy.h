@@ -186,6 +186,9 @@ int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, 
 int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,
 		      const char *value);
 
+/* Is G one of landrun's own private directories (--private-tmp, --private-home)? */
+bool lr_policy_grant_private(const struct lr_grant *g);
+
 /* Mark the grants of SOURCE optional: its ignore-missing applies to them only. */
 void lr_policy_grants_optional(struct lr_policy *p, unsigned source);
 
