@@ -347,7 +347,7 @@ static int add_port_rules(int ruleset, uint64_t rights, const struct lr_port_ran
 	return 0;
 }
 
-int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
+int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *policy,
 			const struct lr_fs_rules *rules, char *err, size_t errlen)
 {
 	int r;
@@ -396,6 +396,18 @@ int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *poli
 	}
 	if (r < 0)
 		return r;
+	r = ruleset;
+	ruleset = -1;
+	return r;
+}
+
+int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
+			const struct lr_fs_rules *rules, char *err, size_t errlen)
+{
+	_cleanup_close_ int ruleset = lr_landlock_ruleset(plan, policy, rules, err, errlen);
+
+	if (ruleset < 0)
+		return ruleset;
 	if (lr_ll_restrict_self(ruleset, plan->restrict_flags) < 0) {
 		int e = errno;
 
@@ -496,7 +508,7 @@ int lr_landlock_holes_check(const struct lr_holes *holes, char *err, size_t errl
 		const struct lr_hole *h = &holes->v[i];
 		int r;
 
-		if (!h->carved)
+		if (!h->carved || h->brokered)
 			continue;
 		r = hole_closed(h);
 		if (r == -EPERM)

@@ -745,7 +745,7 @@ static int canonical_list(struct scan *sc, char *const *paths, size_t n, const c
 			  struct lr_strlist *out)
 {
 	for (size_t i = 0; i < n; i++) {
-		char *real = realpath(paths[i], NULL);
+		char *real = lr_path_canonical(paths[i]);
 
 		if (!real)
 			return fail(sc, -errno, "%s %s: %s", flag, paths[i], strerror(errno));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -346,4 +347,31 @@ void lr_kvlist_free(struct lr_kvlist *l)
 	free(l->items);
 	free(l->index);
 	*l = (struct lr_kvlist){ 0 };
+}
+
+char *lr_path_canonical(const char *path)
+{
+	char *real = realpath(path, NULL), *copy, *cut, *base = NULL, *out = NULL;
+
+	if (real || errno != ENOENT)
+		return real;
+	/* up to the deepest part that exists; the rest as named */
+	copy = strdup(path);
+	if (!copy)
+		return NULL;
+	while ((cut = strrchr(copy, '/')) && cut != copy) {
+		*cut = '\0';
+		if ((base = realpath(copy, NULL)) || errno != ENOENT)
+			break;
+	}
+	if (!base && (!cut || cut == copy))
+		base = realpath(cut ? "/" : ".", NULL);
+	if (base && asprintf(&out, "%s/%s", strcmp(base, "/") ? base : "",
+			     path + (cut ? (size_t)(cut - copy) + 1 : 0)) < 0)
+		out = NULL;
+	free(base);
+	free(copy);
+	if (!out)
+		errno = ENOENT;
+	return out;
 }

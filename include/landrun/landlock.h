@@ -69,8 +69,10 @@ int lr_landlock_make_dirs(const struct lr_policy *policy, char *err, size_t errl
 /*
  * Create the ruleset, add RULES and the policy's TCP port rules, and restrict
  * the calling thread (which must have no_new_privs set).  0, or -errno with
- * ERR.
+ * ERR.  _ruleset only makes it: its descriptor, or -errno with ERR.
  */
+int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *policy,
+			const struct lr_fs_rules *rules, char *err, size_t errlen);
 int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
 			const struct lr_fs_rules *rules, char *err, size_t errlen);
 

@@ -31,6 +31,8 @@ struct lr_hole {
 	enum lr_hole_kind kind;
 	char *why;		/* for messages: "a secret file", "git runs it" */
 	bool carved;		/* a grant was carved around it (landlock.c) */
+	bool brokered;		/* Landlock lets it be read (its directory gives what is made
+				 * there): the broker keeps it out (broker.h) */
 };
 
 struct lr_holes {

@@ -60,6 +60,11 @@ const char *lr_kvlist_get(const struct lr_kvlist *l, const char *key);
 /* Frees everything, the values wiped first (they may be secrets). */
 void lr_kvlist_free(struct lr_kvlist *l);
 
+/* The canonical name of PATH (malloc'd), or for one that does not exist
+ * yet (a .git that --allow-protected lets be made), its parent's with its
+ * own last component; NULL with errno. */
+char *lr_path_canonical(const char *path);
+
 /* Is the canonical PATH the directory DIR or beneath it? */
 bool lr_path_beneath(const char *path, const char *dir);
 

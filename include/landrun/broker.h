@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The broker: what Landlock cannot grant inside a writable grant, done on
+ * the command's behalf by a process outside its sandbox.
+ *
+ * Landlock binds rules to the inodes that exist at start, and cannot take a
+ * right away beneath a grant.  So the command's own domain gets, beneath
+ * every brokered directory, the rights that reach existing files (read,
+ * write, truncate, execute), and none that change names (create, remove,
+ * rename, link): those calls, and the opens that may need them, reach the
+ * broker through seccomp user notification (seccomp_unotify(2)).  The
+ * broker resolves the call as the command would (its cwd, its dirfd),
+ * accepts it only when the result lies beneath a brokered directory that it
+ * pinned at start, refuses protected and secret names there (whether or not
+ * they exist), and then performs the call itself beneath that directory
+ * (openat2 with RESOLVE_BENEATH), handing back a descriptor with
+ * SECCOMP_IOCTL_NOTIF_ADDFD.  A call it does not serve continues in the
+ * kernel, where Landlock alone decides it: the broker never lets a call it
+ * judged continue, since the command's memory may change in between.
+ *
+ * The broker is its own process, forked by the command's process (twice,
+ * so that it is nobody's child but a supervisor's) after that process has
+ * entered an outer Landlock domain holding every grant uncarved, and before
+ * it enters its own, which is nested inside: so the broker may read the
+ * command's memory and /proc entries (Landlock lets a domain reach only the
+ * processes of the domains beneath it), and reach nothing but the grants.
+ * Its seccomp filter forbids new processes, programs and sockets.  It ends
+ * when the last process under the command's filter has.
+ */
+#ifndef LANDRUN_BROKER_H
+#define LANDRUN_BROKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "landrun/landlock.h"
+#include "landrun/plan.h"
+#include "landrun/policy.h"
+#include "landrun/scan.h"
+#include "landrun/util.h"
+
+/* The witness: mkdirat(LR_BROKER_PING_DIRFD, NULL, 0) is answered with
+ * LR_BROKER_PING_ANSWER by a broker, EBADF by the kernel; with mode 1, the
+ * next refusal is not told (landrun's own witness of a secret). */
+#define LR_BROKER_PING_DIRFD (-0x4c52)
+#define LR_BROKER_PING_ANSWER 0x4c52
+
+/* Lines the broker writes about what it refused, before it stays quiet. */
+#define LR_BROKER_MAX_MESSAGES 20
+
+/* A brokered directory: a writable grant, pinned. */
+struct lr_broker_root {
+	int fd;			/* O_PATH | O_DIRECTORY */
+	char *path;		/* canonical */
+};
+
+/* A hole's inode, for names that reach it other than its own. */
+struct lr_broker_inode {
+	dev_t dev;
+	ino_t ino;
+	enum lr_hole_kind kind;
+	const char *path;	/* the hole's, borrowed */
+	const char *why;
+};
+
+struct lr_broker {
+	struct lr_broker_root *roots;
+	size_t n_roots;
+	struct lr_fs_rules outer;	/* the grants uncarved: the broker's domain */
+	struct lr_holes *holes;		/* borrowed: by path */
+	struct lr_broker_inode *inodes;	/* and by inode (those that exist) */
+	size_t n_inodes;
+	struct lr_strlist allowed_protected;	/* --allow-protected, canonical */
+	struct lr_strlist allowed_secret;	/* --allow-dotenv, canonical */
+	bool reads;		/* every open is the broker's (a secret carved in a brokered
+				 * directory, which Landlock now lets be read) */
+	int ruleset;		/* reads: the command's Landlock ruleset, for the opener */
+	uint32_t restrict_flags;
+
+	/* the command's side, once started */
+	pid_t pid;		/* the broker */
+	int sock;		/* where the listener goes */
+
+	/* the broker's side */
+	int listener;
+	int opener;		/* reads: the socket to the opener, a process in the
+				 * command's own domain that opens what the broker does not
+				 * serve, for the broker to judge */
+	unsigned messages;	/* refusals told */
+	bool quiet;		/* the next refusal is landrun's own witness's */
+};
+
+/* What a path is to the broker. */
+enum lr_broker_verdict {
+	LR_BROKER_OK,
+	LR_BROKER_SECRET,	/* a secret file's name or place: no access at all */
+	LR_BROKER_PROTECTED,	/* what runs later outside: read-only, not made */
+};
+
+/*
+ * Choose the brokered directories among RULES (opened, not yet carved): the
+ * writable directory grants but landrun's private ones (--private-tmp,
+ * --private-home), and keep a copy of RULES as they are, for the broker's
+ * own domain.  0 (B->n_roots may be 0: nothing to broker), or -errno with
+ * ERR.
+ */
+int lr_broker_choose(struct lr_broker *b, const struct lr_policy *policy,
+		     const struct lr_fs_rules *rules, char *err, size_t errlen);
+
+/*
+ * After carving (landlock.c): take from every rule beneath a brokered
+ * directory the rights that change names, which the broker serves.  Where a
+ * secret was carved away beneath one, its directory gives Landlock's rights
+ * to read and execute (else nothing made there could be run), every open
+ * goes to the broker (B->reads), which keeps the secret out, and the hole is
+ * marked brokered.  HOLES are what was carved around (kept, borrowed).  0,
+ * or -errno with ERR.
+ */
+int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
+		       struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
+		       size_t errlen);
+
+/* The rights the broker takes from the command's rules. */
+uint64_t lr_broker_rights(void);
+
+/*
+ * The command's process, with no_new_privs set and its user switched:
+ * enter the outer domain (PLAN's handled rights, B->outer, /proc to read)
+ * and start the broker, which waits for the listener.  0, or -errno with
+ * ERR.
+ */
+int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
+		    const struct lr_policy *policy, const struct lr_fs_rules *rules, char *err,
+		    size_t errlen);
+
+/*
+ * After lr_broker_hand_over: every secret the broker keeps out (brokered)
+ * must be refused.  0; -EPERM with ERR naming the first that is not.
+ */
+int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen);
+
+/*
+ * The command's process, last: load the notification filter, hand its
+ * listener to the broker and check that it answers.  0, or -errno with
+ * ERR (the command must not run: calls the filter sends would fail).
+ */
+int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen);
+
+void lr_broker_free(struct lr_broker *b);
+
+/*
+ * The verdict on PATH (canonical but for its last component, which is as
+ * named), beneath brokered directory ROOT: a protected name in any
+ * component beneath the root, a secret name as the last, or a hole at or
+ * above it, but for what --allow-protected and --allow-dotenv accept.  *WHY
+ * says what runs it, or that it is a secret.  Pure: for the tests.
+ */
+enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
+				       const char *path, const char **why);
+
+#endif /* LANDRUN_BROKER_H */

@@ -1,0 +1,1495 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landrun/broker.h"
+#include "landrun/exec.h"
+#include "landrun/landlock_uapi.h"
+#include "landrun/log.h"
+#include "landrun/seccomp.h"
+#include "landrun/secrets.h"
+
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+/* The kernel's own O_TMPFILE bit (libc's adds O_DIRECTORY). */
+#define KERNEL_O_TMPFILE 020000000
+
+/* Rights that change names: the broker's, never the command's. */
+#define NAME_RIGHTS (LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |          \
+		     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |          \
+		     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |        \
+		     LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REMOVE_DIR |         \
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REFER)
+
+uint64_t lr_broker_rights(void)
+{
+	return NAME_RIGHTS;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+static bool brokered_rule(const struct lr_fs_rule *r)
+{
+	return r->is_dir && r->fd >= 0 && (r->grant->access & LR_ACCESS_RW) &&
+	       !(r->grant->access & LR_ACCESS_UNIX) && !lr_policy_grant_private(r->grant);
+}
+
+static int canonical_all(char *const *paths, size_t n, const char *flag, struct lr_strlist *out,
+			 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *c = lr_path_canonical(paths[i]);
+
+		if (!c || lr_strlist_take(out, c) < 0) {
+			int e = c ? ENOMEM : errno;
+
+			snprintf(err, errlen, "%s %s: %s", flag, paths[i], strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+int lr_broker_choose(struct lr_broker *b, const struct lr_policy *policy,
+		     const struct lr_fs_rules *rules, char *err, size_t errlen)
+{
+	int r;
+
+	b->sock = b->listener = b->ruleset = b->opener = -1;
+	if (policy->unrestricted_fs)
+		return 0;
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct lr_fs_rule *rule = &rules->v[i];
+		struct lr_fs_rule *copy;
+		struct lr_broker_root *root;
+
+		if (rule->fd < 0)
+			continue; /* --explain: a --mkdir still to make */
+		/* every grant, for the broker's domain */
+		copy = lr_array_push(&b->outer.v, &b->outer.n, sizeof(*copy));
+		if (!copy)
+			goto nomem;
+		*copy = *rule;
+		copy->realpath = NULL;
+		copy->fd = rule->fd >= 0 ? fcntl(rule->fd, F_DUPFD_CLOEXEC, 3) : -1;
+		if ((rule->fd >= 0 && copy->fd < 0) || !(copy->realpath = strdup(rule->realpath)))
+			goto fail;
+		if (!brokered_rule(rule))
+			continue;
+		root = lr_array_push(&b->roots, &b->n_roots, sizeof(*root));
+		if (!root)
+			goto nomem;
+		root->path = strdup(rule->realpath);
+		root->fd = fcntl(rule->fd, F_DUPFD_CLOEXEC, 3);
+		if (!root->path || root->fd < 0)
+			goto fail;
+	}
+	r = canonical_all(policy->allow_protected, policy->n_allow_protected, "--allow-protected",
+			  &b->allowed_protected, err, errlen);
+	if (r == 0)
+		r = canonical_all(policy->allow_dotenv, policy->n_allow_dotenv, "--allow-dotenv",
+				  &b->allowed_secret, err, errlen);
+	return r;
+fail:
+	if (errno != ENOMEM) {
+		int e = errno;
+
+		snprintf(err, errlen, "the broker: cannot keep the grants: %s", strerror(e));
+		return -e;
+	}
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static const struct lr_broker_root *root_of(const struct lr_broker *b, const char *path)
+{
+	const struct lr_broker_root *best = NULL;
+
+	/* the deepest: a brokered grant inside another */
+	for (size_t i = 0; i < b->n_roots; i++)
+		if (lr_path_beneath(path, b->roots[i].path) &&
+		    (!best || strlen(b->roots[i].path) > strlen(best->path)))
+			best = &b->roots[i];
+	return best;
+}
+
+int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
+		       struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
+		       size_t errlen)
+{
+	const uint64_t exposed = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE |
+				 LANDLOCK_ACCESS_FS_READ_DIR;
+
+	b->holes = holes;
+	b->ruleset = -1;
+	for (size_t i = 0; i < holes->n; i++) {
+		struct lr_hole *h = &holes->v[i];
+		struct lr_broker_inode *in;
+		struct stat st;
+
+		if (h->carved && h->kind == LR_HOLE_SECRET && root_of(b, h->path)) {
+			b->reads = true;
+			h->brokered = true;
+		}
+		if (lstat(h->path, &st) < 0)
+			continue;
+		in = lr_array_push(&b->inodes, &b->n_inodes, sizeof(*in));
+		if (!in) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		*in = (struct lr_broker_inode){ st.st_dev, st.st_ino, h->kind, h->path, h->why };
+	}
+	for (size_t i = 0; i < rules->n; i++) {
+		struct lr_fs_rule *r = &rules->v[i];
+
+		if (!r->realpath || !root_of(b, r->realpath) || !(r->grant->access & LR_ACCESS_RW))
+			continue;
+		r->rights &= ~NAME_RIGHTS;
+		/* a carved directory: what is made there may be read and run
+		 * (and a secret in it too, by Landlock: the broker opens all) */
+		if (r->carved && r->is_dir && b->reads)
+			r->rights |= lr_plan_fs_rights(plan, r->grant->access, true) & exposed;
+	}
+	return 0;
+}
+
+void lr_broker_free(struct lr_broker *b)
+{
+	for (size_t i = 0; i < b->n_roots; i++) {
+		if (b->roots[i].fd >= 0)
+			close(b->roots[i].fd);
+		free(b->roots[i].path);
+	}
+	free(b->roots);
+	lr_landlock_rules_free(&b->outer);
+	free(b->inodes);
+	lr_strlist_free(&b->allowed_protected);
+	lr_strlist_free(&b->allowed_secret);
+	if (b->sock >= 0)
+		close(b->sock);
+	if (b->ruleset >= 0)
+		close(b->ruleset);
+	memset(b, 0, sizeof(*b));
+	b->sock = b->listener = b->ruleset = b->opener = -1;
+}
+
+/* ---------------------------------------------------------------- judging */
+
+static bool allowed(const struct lr_strlist *list, const char *path)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (lr_path_beneath(path, list->v[i]))
+			return true;
+	return false;
+}
+
+enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
+				       const char *path, const char **why)
+{
+	size_t n = strlen(root);
+	char prefix[PATH_MAX];
+	const char *p, *runner;
+
+	*why = NULL;
+	if (!lr_path_beneath(path, root) || strlen(path) >= sizeof(prefix))
+		return LR_BROKER_PROTECTED; /* not the broker's to judge: refuse */
+	/* the holes landrun found at start (the --env-file, a hooksPath...) */
+	for (size_t i = 0; b->holes && i < b->holes->n; i++) {
+		const struct lr_hole *h = &b->holes->v[i];
+
+		if (!lr_path_beneath(path, h->path))
+			continue;
+		*why = h->why;
+		if (h->kind == LR_HOLE_SECRET)
+			return LR_BROKER_SECRET;
+		return LR_BROKER_PROTECTED;
+	}
+	/* and every name beneath the root, made or not */
+	p = path + (strcmp(root, "/") ? n : 0);
+	while (*p == '/') {
+		const char *name = p + 1, *end = strchrnul(name, '/');
+		char component[NAME_MAX + 1];
+		size_t len = (size_t)(end - name);
+
+		p = end;
+		if (len == 0 || len > NAME_MAX)
+			continue;
+		memcpy(component, name, len);
+		component[len] = '\0';
+		memcpy(prefix, path, (size_t)(end - path));
+		prefix[end - path] = '\0';
+		runner = lr_protected_name(component);
+		if (runner && !allowed(&b->allowed_protected, prefix)) {
+			*why = runner;
+			return LR_BROKER_PROTECTED;
+		}
+		if (!*end && lr_secret_name(component) && !allowed(&b->allowed_secret, prefix)) {
+			*why = "a secret file";
+			return LR_BROKER_SECRET;
+		}
+	}
+	return LR_BROKER_OK;
+}
+
+/* ---------------------------------------------------------------- starting */
+
+/* What the broker's own domain holds: every grant as granted, and /proc to
+ * read (the command's memory and working directory, its own descriptors). */
+static int enter_outer(const struct lr_broker *b, const struct lr_plan *plan, char *err,
+		       size_t errlen)
+{
+	struct lr_policy none;
+	struct lr_plan outer = *plan;
+	struct lr_fs_rules rules = b->outer;
+	struct lr_fs_rule *proc;
+	struct lr_grant g = { .name = (char *)"the broker's /proc", .access = LR_ACCESS_RO };
+	int fd, r;
+
+	fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "the broker: cannot open /proc: %s", strerror(-r));
+		return r;
+	}
+	rules.v = calloc(b->outer.n + 1, sizeof(*rules.v));
+	if (!rules.v) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (b->outer.n)
+		memcpy(rules.v, b->outer.v, b->outer.n * sizeof(*rules.v));
+	proc = &rules.v[b->outer.n];
+	*proc = (struct lr_fs_rule){ .fd = fd, .is_dir = true, .grant = &g, .realpath = NULL,
+				     .rights = (LANDLOCK_ACCESS_FS_READ_FILE |
+						LANDLOCK_ACCESS_FS_READ_DIR) & plan->handled_fs };
+	rules.n = b->outer.n + 1;
+	/* the command's network and scopes are its own domain's business */
+	outer.handled_net = 0;
+	outer.scoped = 0;
+	outer.egress_port = 0;
+	outer.restrict_flags &= ~(uint32_t)LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+	lr_policy_init(&none);
+	r = lr_landlock_enforce(&outer, &none, &rules, err, errlen);
+	lr_policy_free(&none);
+	free(rules.v);
+	close(fd);
+	return r;
+}
+
+static noreturn void broker_main(struct lr_broker *b, int sock);
+
+int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
+		    const struct lr_policy *policy, const struct lr_fs_rules *rules, char *err,
+		    size_t errlen)
+{
+	int pair[2], r, status;
+	pid_t mid, pid = 0;
+	ssize_t n;
+
+	r = enter_outer(b, plan, err, errlen);
+	if (r < 0)
+		return r;
+	/* the opener enters the command's own domain */
+	if (b->reads) {
+		b->ruleset = lr_landlock_ruleset(plan, policy, rules, err, errlen);
+		if (b->ruleset < 0)
+			return b->ruleset;
+		b->restrict_flags = plan->restrict_flags &
+				    ~(uint32_t)LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
+		return r;
+	}
+	/* twice: the broker is no child of the command's, but a supervisor's
+	 * (a subreaper), or init's */
+	mid = fork();
+	if (mid == 0) {
+		pid_t broker = fork();
+
+		if (broker == 0) {
+			close(pair[0]);
+			broker_main(b, pair[1]);
+		}
+		_exit(broker > 0 && write(pair[1], &broker, sizeof(broker)) == sizeof(broker) ? 0
+											    : 1);
+	}
+	close(pair[1]);
+	if (mid < 0) {
+		r = -errno;
+		close(pair[0]);
+		snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
+		return r;
+	}
+	while ((r = (int)waitpid(mid, &status, 0)) < 0 && errno == EINTR)
+		;
+	n = read(pair[0], &pid, sizeof(pid));
+	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || n != sizeof(pid) || pid <= 0) {
+		close(pair[0]);
+		snprintf(err, errlen, "the broker: cannot start it");
+		return -ECHILD;
+	}
+	b->pid = pid;
+	b->sock = pair[0];
+	if (b->ruleset >= 0) {
+		close(b->ruleset);
+		b->ruleset = -1;
+	}
+	return 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 'l', control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char byte, control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	return fd;
+}
+
+int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
+{
+	int listener, r;
+	long answer;
+
+	listener = lr_seccomp_load_notify(b->reads, err, errlen);
+	if (listener < 0)
+		return listener;
+	r = send_fd(b->sock, listener);
+	close(listener);
+	close(b->sock);
+	b->sock = -1;
+	if (r < 0) {
+		snprintf(err, errlen, "the broker: cannot hand it the filter: %s", strerror(-r));
+		return r;
+	}
+	/* the witness: a call only the broker answers this way */
+	answer = syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 0);
+	if (answer != LR_BROKER_PING_ANSWER) {
+		r = answer < 0 ? errno : EPROTO;
+		snprintf(err, errlen, "witness: the broker did not answer (%s)", strerror(r));
+		return -r;
+	}
+	return 0;
+}
+
+int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen)
+{
+	for (size_t i = 0; b->holes && i < b->holes->n; i++) {
+		const struct lr_hole *h = &b->holes->v[i];
+		int fd;
+
+		if (!h->brokered)
+			continue;
+		/* the broker's refusal, not told: landrun's own */
+		if (syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 1) != LR_BROKER_PING_ANSWER) {
+			snprintf(err, errlen, "the broker did not answer");
+			return -EPROTO;
+		}
+		fd = open(h->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			snprintf(err, errlen, "%s (a secret file): reading it was not refused",
+				 h->path);
+			return -EPERM;
+		}
+		if (errno != EACCES && errno != ENOENT) {
+			snprintf(err, errlen, "checking %s failed: %s", h->path, strerror(errno));
+			return -errno;
+		}
+		/* ENOENT: gone since; if EACCES came from elsewhere, the next
+		 * refusal is quiet: take it back */
+		syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 0);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- serving */
+
+/* One notification, as the broker reads it. */
+struct call {
+	struct lr_broker *b;
+	struct seccomp_notif *req;
+	int mem;		/* /proc/TID/mem */
+};
+
+/* What to answer. */
+enum answer_kind { CONTINUE, ERROR, VALUE, FD };
+struct answer {
+	enum answer_kind kind;
+	long value;		/* ERROR: the errno; VALUE: the result; FD: the descriptor */
+	bool cloexec;		/* FD */
+};
+
+static struct answer cont(void)
+{
+	return (struct answer){ CONTINUE, 0, false };
+}
+
+static struct answer fail(int e)
+{
+	return (struct answer){ ERROR, e, false };
+}
+
+static struct answer result(long r)
+{
+	return r < 0 ? fail((int)-r) : (struct answer){ VALUE, r, false };
+}
+
+/* The command's string at ADDR, NUL-terminated within SIZE.  0 or -errno. */
+static int read_string(const struct call *c, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		/* up to the end of the page: the next one may not be mapped */
+		size_t room = 4096 - (size_t)((addr + got) % 4096);
+		ssize_t n;
+
+		if (room > size - got)
+			room = size - got;
+		n = pread(c->mem, buf + got, room, (off_t)(addr + got));
+		if (n <= 0)
+			return -EFAULT;
+		if (memchr(buf + got, '\0', (size_t)n))
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+static int read_bytes(const struct call *c, uint64_t addr, void *buf, size_t size)
+{
+	return pread(c->mem, buf, size, (off_t)addr) == (ssize_t)size ? 0 : -EFAULT;
+}
+
+/* Are we still answering the call we read?  (The thread may have died and
+ * its id gone to another.) */
+static bool still_valid(const struct call *c)
+{
+	__u64 id = c->req->id;
+
+	return ioctl(c->b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static int proc_open(pid_t tid, const char *what, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* Where the command's relative PATH starts: its working directory, DIRFD,
+ * or / for an absolute one.  An O_PATH descriptor, or -errno. */
+static int base_of(const struct call *c, int dirfd, const char *path)
+{
+	char what[32];
+	int fd;
+
+	if (path[0] == '/')
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else if (dirfd == AT_FDCWD)
+		fd = proc_open((pid_t)c->req->pid, "cwd", O_PATH | O_DIRECTORY);
+	else if (dirfd < 0)
+		return -EBADF;
+	else {
+		snprintf(what, sizeof(what), "fd/%d", dirfd);
+		fd = proc_open((pid_t)c->req->pid, what, O_PATH);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int fd_path(int fd, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return buf[0] == '/' ? 0 : -ENOENT; /* "pipe:[...]", an anonymous inode */
+}
+
+static int open2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+#define WITHIN (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+/*
+ * A name the command gave, found: the directory that holds it, opened
+ * beneath a brokered root, and its last component.
+ */
+struct place {
+	const struct lr_broker_root *root;
+	int dir;			/* O_PATH, beneath ROOT */
+	char rel[PATH_MAX];		/* DIR from ROOT: "" for the root itself */
+	char name[NAME_MAX + 1];
+	char path[PATH_MAX];		/* ROOT/REL/NAME */
+};
+
+static void place_close(struct place *p)
+{
+	if (p->dir >= 0)
+		close(p->dir);
+	p->dir = -1;
+}
+
+static bool same_inode(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Resolve the parent of PATH from BASE as the kernel would for the command
+ * (symlinks followed, no magic links), and find it beneath a brokered root
+ * by a walk from the root that follows no symlink and leaves no mount.  0,
+ * or -errno: not the broker's (the call continues, for Landlock to decide).
+ */
+static int locate(const struct lr_broker *b, int base, const char *path, struct place *p)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t len = strlen(path);
+	char *slash;
+	int parent, r;
+
+	p->dir = -1;
+	if (len == 0 || len >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, len + 1);
+	while (len > 1 && dir[len - 1] == '/')
+		dir[--len] = '\0';
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		if (len > NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(p->name, dir, len + 1);
+		strcpy(dir, ".");
+	} else {
+		if (strlen(slash + 1) > NAME_MAX)
+			return -ENAMETOOLONG;
+		strcpy(p->name, slash + 1);
+		if (slash == dir)
+			strcpy(dir, "/");
+		else
+			*slash = '\0';
+	}
+	if (!p->name[0] || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0)
+		return -EINVAL;
+	parent = open2(base, dir, O_PATH | O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
+	if (parent < 0)
+		return parent;
+	r = fd_path(parent, real, sizeof(real));
+	if (r == 0 && !(p->root = root_of(b, real)))
+		r = -EXDEV;
+	if (r == 0) {
+		size_t n = strcmp(p->root->path, "/") ? strlen(p->root->path) : 0;
+		const char *rel = real[n] == '/' ? real + n + 1 : real + n;
+
+		snprintf(p->rel, sizeof(p->rel), "%s", rel);
+		p->dir = *rel ? open2(p->root->fd, rel, O_PATH | O_DIRECTORY,
+				      WITHIN | RESOLVE_NO_SYMLINKS)
+			      : fcntl(p->root->fd, F_DUPFD_CLOEXEC, 3);
+		if (p->dir < 0)
+			r = -EXDEV;
+		else if (!same_inode(parent, p->dir))
+			r = -EXDEV;
+		else if (snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
+				  strcmp(p->root->path, "/") ? p->root->path : "", *rel ? "/" : "",
+				  rel, p->name) >= (int)sizeof(p->path))
+			r = -ENAMETOOLONG;
+	}
+	close(parent);
+	if (r < 0)
+		place_close(p);
+	return r;
+}
+
+/* The inode of FD, if it is one of the holes'. */
+static const struct lr_broker_inode *hole_inode(const struct lr_broker *b, const struct stat *st)
+{
+	for (size_t i = 0; i < b->n_inodes; i++)
+		if (b->inodes[i].dev == st->st_dev && b->inodes[i].ino == st->st_ino)
+			return &b->inodes[i];
+	return NULL;
+}
+
+/* The path the command named, for a message: control bytes escaped. */
+static void shown(const char *path, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const unsigned char *s = (const unsigned char *)path; *s && o + 5 < size; s++) {
+		if (*s < 0x20 || *s == 0x7f || *s == '\\')
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", *s);
+		else
+			out[o++] = (char)*s;
+	}
+	out[o] = '\0';
+}
+
+/* Refuse, and say so (a few times: the command may try without end). */
+static struct answer refuse(struct call *c, const char *what, const char *path,
+			    enum lr_broker_verdict v, const char *why)
+{
+	char p[PATH_MAX * 4];
+
+	if (c->b->quiet) {
+		c->b->quiet = false;
+		return fail(EACCES);
+	}
+	if (c->b->messages < LR_BROKER_MAX_MESSAGES) {
+		shown(path, p, sizeof(p));
+		if (v == LR_BROKER_SECRET)
+			dprintf(STDERR_FILENO, "landrun: refused %s %s: %s (--allow-dotenv %s "
+					       "allows it)\n",
+				what, p, why ? why : "a secret file", p);
+		else
+			dprintf(STDERR_FILENO, "landrun: refused %s %s: %s runs what is there "
+					       "later, outside the sandbox (--allow-protected %s "
+					       "allows it)\n",
+				what, p, why ? why : "a program", p);
+	} else if (c->b->messages == LR_BROKER_MAX_MESSAGES) {
+		dprintf(STDERR_FILENO, "landrun: refused more; not told\n");
+	}
+	c->b->messages++;
+	return fail(EACCES);
+}
+
+/* The command's umask, for what the broker makes (it applies it as the
+ * kernel would: default ACLs of the directory win). */
+static mode_t umask_of(const struct call *c)
+{
+	char buf[2048];
+	int fd = proc_open((pid_t)c->req->pid, "status", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	unsigned mask = 022;
+	char *line;
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		line = strstr(buf, "\nUmask:");
+		if (line)
+			sscanf(line + 7, "%o", &mask);
+	}
+	return (mode_t)(mask & 0777);
+}
+
+/* An existing entry named by P, followed (or not, NOFOLLOW) beneath its
+ * root: O_PATH descriptor, its canonical path and its stat.  -errno. */
+static int find(const struct place *p, bool nofollow, char *real, size_t size, struct stat *st)
+{
+	char rel[PATH_MAX];
+	int fd, r;
+
+	if (snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", p->name) >=
+	    (int)sizeof(rel))
+		return -ENAMETOOLONG;
+	fd = open2(p->root->fd, rel, O_PATH | (nofollow ? O_NOFOLLOW : 0), WITHIN);
+	if (fd < 0)
+		return fd;
+	if ((r = fd_path(fd, real, size)) < 0 || fstat(fd, st) < 0) {
+		close(fd);
+		return r < 0 ? r : -errno;
+	}
+	return fd;
+}
+
+/* The judgement on an existing entry FD at REAL: its path and its inode. */
+static enum lr_broker_verdict judge_found(const struct lr_broker *b, const char *real,
+					  const struct stat *st, const char **why)
+{
+	const struct lr_broker_root *root = root_of(b, real);
+	const struct lr_broker_inode *in = hole_inode(b, st);
+	enum lr_broker_verdict v;
+
+	if (!root)
+		return LR_BROKER_PROTECTED;
+	v = lr_broker_judge(b, root->path, real, why);
+	if (v == LR_BROKER_OK && in) {
+		*why = in->why;
+		return in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED;
+	}
+	return v;
+}
+
+/* ---------------------------------------------------------------- the opener */
+
+/* What the broker asks of the opener: open PATH from the descriptor sent
+ * with it, with FLAGS and MODE, and send the result back. */
+struct open_request {
+	int flags;
+	mode_t mode;
+	char path[PATH_MAX];
+};
+
+struct open_reply {
+	int err;		/* 0: the descriptor comes with it */
+};
+
+/* Seconds the broker waits for the opener (a device's open may hang). */
+#define OPENER_WAIT_MS 10000
+
+static int send_with_fd(int sock, const void *buf, size_t len, int fd)
+{
+	char control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/* A message of exactly LEN bytes, and the descriptor with it (or -1). */
+static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+
+	*fd = -1;
+	if (n < 0)
+		return -errno;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(*fd));
+	if ((size_t)n != len || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EPROTO;
+	}
+	return n;
+}
+
+/* The opener: in the command's own Landlock domain (and the broker's
+ * filter), it opens what it is asked, as the command would have, so that
+ * the kernel decides; never blocking (a FIFO's open would wait). */
+static noreturn void opener_main(int sock)
+{
+	struct open_request req;
+	int base;
+
+	for (;;) {
+		struct open_reply rep = { 0 };
+		ssize_t n = recv_with_fd(sock, &req, sizeof(req), &base);
+		int fd = -1, fl;
+
+		if (n == 0 || n == -EBADF || n == -ENOTCONN)
+			_exit(0);
+		if (n < 0 || base < 0 || memchr(req.path, '\0', sizeof(req.path)) == NULL) {
+			if (n < 0 && n != -EPROTO && n != -EINTR)
+				_exit(0);
+			rep.err = EPROTO;
+		} else {
+			fd = openat(base, req.path, req.flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+				    req.mode);
+			if (fd < 0)
+				rep.err = errno;
+			else if (!(req.flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0)
+				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		if (base >= 0)
+			close(base);
+		if (send_with_fd(sock, &rep, sizeof(rep), rep.err ? -1 : fd) < 0)
+			_exit(0);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* Start the opener (before the broker's filter, which forbids it). */
+static int start_opener(struct lr_broker *b)
+{
+	char err[512];
+	int pair[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pair[0]);
+		close(pair[1]);
+		return -ENOMEM;
+	}
+	if (pid == 0) {
+		close(pair[0]);
+		if (lr_ll_restrict_self(b->ruleset, b->restrict_flags) < 0 ||
+		    lr_seccomp_load_broker(err, sizeof(err)) < 0)
+			_exit(LR_EXIT_FAILURE);
+		close(b->ruleset);
+		opener_main(pair[1]);
+	}
+	close(pair[1]);
+	close(b->ruleset);
+	b->ruleset = -1;
+	b->opener = pair[0];
+	return 0;
+}
+
+/* Have the opener open PATH from BASE: the descriptor, or -errno. */
+static int opener_open(struct lr_broker *b, int base, const char *path, int flags, mode_t mode)
+{
+	struct open_request req = { flags, mode, { 0 } };
+	struct open_reply rep;
+	struct pollfd p = { b->opener, POLLIN, 0 };
+	int fd, r;
+	ssize_t n;
+
+	if (b->opener < 0)
+		return -EACCES; /* gone: nothing more is opened */
+	if (strlen(path) >= sizeof(req.path))
+		return -ENAMETOOLONG;
+	strcpy(req.path, path);
+	r = send_with_fd(b->opener, &req, sizeof(req), base);
+	while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
+		;
+	if (r <= 0) {
+		/* stuck (a device that hangs) or gone: it serves no more */
+		close(b->opener);
+		b->opener = -1;
+		return -EACCES;
+	}
+	n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
+	if (n < 0) {
+		close(b->opener);
+		b->opener = -1;
+		return -EACCES;
+	}
+	if (rep.err) {
+		if (fd >= 0)
+			close(fd);
+		return -rep.err;
+	}
+	return fd >= 0 ? fd : -EPROTO;
+}
+
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
+
+/* /proc/self and /proc/thread-self name the command's, not the broker's */
+static void for_command(const struct call *c, const char *path, char *out, size_t size)
+{
+	static const char *const selves[] = { "/proc/self", "/proc/thread-self" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(selves[i]);
+
+		if (strncmp(path, selves[i], n) == 0 && (path[n] == '/' || !path[n])) {
+			snprintf(out, size, "/proc/%d%s", (int)c->req->pid, path + n);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", path);
+}
+
+/* Not the broker's to serve: in the kernel for Landlock to decide, or
+ * where a carved secret is readable there (reads), by the opener, and the
+ * result judged. */
+static struct answer elsewhere(struct call *c, int base, const char *path, uint64_t flags,
+			       uint64_t mode, bool write)
+{
+	char own[PATH_MAX + 32];
+	int fd;
+
+	if (!c->b->reads)
+		return cont();
+	for_command(c, path, own, sizeof(own));
+	fd = opener_open(c->b, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode);
+	if (fd < 0)
+		return fail(-fd);
+	return opened(c, fd, write, flags);
+}
+
+/* FD, opened for the command: handed over unless it is a secret (or, to
+ * write, a protected path), by its inode or its place. */
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
+{
+	char real[PATH_MAX];
+	const struct lr_broker_inode *in;
+	const char *why = NULL;
+	enum lr_broker_verdict v = LR_BROKER_OK;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(EACCES);
+	}
+	if ((in = hole_inode(c->b, &st))) {
+		v = in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED;
+		why = in->why;
+	}
+	if (v == LR_BROKER_OK && fd_path(fd, real, sizeof(real)) == 0 && root_of(c->b, real))
+		v = lr_broker_judge(c->b, root_of(c->b, real)->path, real, &why);
+	else if (v == LR_BROKER_OK)
+		snprintf(real, sizeof(real), "%s", "(a file)");
+	else if (fd_path(fd, real, sizeof(real)) < 0)
+		snprintf(real, sizeof(real), "%s", in->path);
+	if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
+		close(fd);
+		return refuse(c, write ? "writing" : "reading", real, v, why);
+	}
+	return (struct answer){ FD, fd, (flags & O_CLOEXEC) != 0 };
+}
+
+static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t flags,
+			     uint64_t mode)
+{
+	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND | O_CREAT));
+	char path[PATH_MAX], real[PATH_MAX], self[64];
+	const char *why;
+	enum lr_broker_verdict v;
+	struct place p = { .dir = -1 };
+	struct answer a;
+	struct stat st;
+	int base, fd, r;
+
+	if (flags & O_PATH)
+		return cont();
+	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
+		return r == -EFAULT ? fail(EFAULT) : c->b->reads ? fail(-r) : cont();
+	if ((base = base_of(c, dirfd, path)) < 0)
+		return c->b->reads ? fail(-base) : cont();
+	if (!still_valid(c)) {
+		close(base);
+		return fail(ENOENT);
+	}
+	if ((flags & KERNEL_O_TMPFILE) || locate(c->b, base, path, &p) < 0) {
+		a = elsewhere(c, base, path, flags, mode, write);
+		close(base);
+		return a;
+	}
+	fd = find(&p, flags & O_NOFOLLOW, real, sizeof(real), &st);
+	if (fd >= 0) {
+		place_close(&p);
+		if ((flags & O_CREAT) && (flags & O_EXCL)) {
+			close(fd);
+			close(base);
+			return fail(EEXIST);
+		}
+		/* directories, devices, FIFOs: the kernel's (a FIFO's open
+		 * would wait, here) */
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			a = elsewhere(c, base, path, flags, mode, write);
+			close(base);
+			return a;
+		}
+		close(base);
+		v = judge_found(c->b, real, &st, &why);
+		if (v == LR_BROKER_PROTECTED && !write && !c->b->reads) {
+			close(fd);
+			return cont();
+		}
+		if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
+			close(fd);
+			return refuse(c, write ? "writing" : "reading", real, v, why);
+		}
+		if (flags & O_DIRECTORY) {
+			close(fd);
+			return fail(ENOTDIR);
+		}
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		r = open(self, (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
+				       O_NOCTTY | O_CLOEXEC);
+		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
+		close(fd);
+		return a;
+	}
+	/* not there: made, if asked, and not through a dangling symlink */
+	if (fd != -ENOENT || !(flags & O_CREAT) ||
+	    fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
+		place_close(&p);
+		a = elsewhere(c, base, path, flags, mode, write);
+		close(base);
+		return a;
+	}
+	close(base);
+	v = lr_broker_judge(c->b, p.root->path, p.path, &why);
+	if (v != LR_BROKER_OK) {
+		place_close(&p);
+		return refuse(c, "creating", p.path, v, why);
+	}
+	{
+		mode_t old = umask(umask_of(c));
+
+		r = openat(p.dir, p.name,
+			   (int)(flags & ~(uint64_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			   (mode_t)(mode & 07777));
+		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
+		umask(old);
+	}
+	place_close(&p);
+	return a;
+}
+
+/* Read the command's PATH (from DIRFD) and find it: 0 with P, 1 when the
+ * call is not the broker's, or -errno to answer. */
+static int place_of(struct call *c, int dirfd, uint64_t addr, struct place *p)
+{
+	char path[PATH_MAX];
+	int base, r;
+
+	p->dir = -1;
+	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
+		return r == -EFAULT ? r : 1;
+	if ((base = base_of(c, dirfd, path)) < 0)
+		return 1;
+	if (!still_valid(c)) {
+		close(base);
+		return 1;
+	}
+	r = locate(c->b, base, path, p);
+	close(base);
+	return r < 0 ? 1 : 0;
+}
+
+/* A new name P may be made.  NULL, or why not (after refusing). */
+static bool may_make(struct call *c, const struct place *p, const char *what, struct answer *a)
+{
+	const char *why;
+	enum lr_broker_verdict v = lr_broker_judge(c->b, p->root->path, p->path, &why);
+
+	if (v == LR_BROKER_OK)
+		return true;
+	*a = refuse(c, what, p->path, v, why);
+	return false;
+}
+
+/* An existing entry P (not followed) may lose or change its name: not a
+ * hole, not one's place, not above one. */
+static bool may_unname(struct call *c, const struct place *p, const char *what, struct answer *a)
+{
+	const struct lr_broker_inode *in;
+	struct stat st;
+
+	if (!may_make(c, p, what, a))
+		return false;
+	if (fstatat(p->dir, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (in = hole_inode(c->b, &st))) {
+		*a = refuse(c, what, p->path, in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET
+									 : LR_BROKER_PROTECTED,
+			    in->why);
+		return false;
+	}
+	for (size_t i = 0; c->b->holes && i < c->b->holes->n; i++) {
+		const struct lr_hole *h = &c->b->holes->v[i];
+
+		if (lr_path_beneath(h->path, p->path)) {
+			*a = refuse(c, what, h->path,
+				    h->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
+				    h->why);
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct answer do_mknod(struct call *c, int dirfd, uint64_t addr, uint64_t mode, bool dir)
+{
+	struct place p;
+	struct answer a;
+	mode_t type = (mode_t)mode & S_IFMT;
+	int r;
+
+	if (!dir && type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK)
+		return cont(); /* devices: Landlock's (denied) */
+	if ((r = place_of(c, dirfd, addr, &p)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	if (may_make(c, &p, dir ? "making the directory" : "making", &a)) {
+		mode_t old = umask(umask_of(c));
+
+		r = dir ? mkdirat(p.dir, p.name, (mode_t)mode & 07777)
+			: mknodat(p.dir, p.name, (mode_t)mode, 0);
+		a = result(r < 0 ? -errno : 0);
+		umask(old);
+	}
+	place_close(&p);
+	return a;
+}
+
+static struct answer do_unlink(struct call *c, int dirfd, uint64_t addr, uint64_t flags)
+{
+	struct place p;
+	struct answer a;
+	int r;
+
+	if (flags & ~(uint64_t)AT_REMOVEDIR)
+		return cont();
+	if ((r = place_of(c, dirfd, addr, &p)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	if (may_unname(c, &p, "removing", &a))
+		a = result(unlinkat(p.dir, p.name, (int)flags) < 0 ? -errno : 0);
+	place_close(&p);
+	return a;
+}
+
+static struct answer do_rename(struct call *c, int olddir, uint64_t oldaddr, int newdir,
+			       uint64_t newaddr, uint64_t flags)
+{
+	struct place from, to;
+	struct answer a;
+	int r;
+
+	if (flags & ~(uint64_t)(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return cont(); /* RENAME_WHITEOUT: Landlock's */
+	if ((r = place_of(c, olddir, oldaddr, &from)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	if ((r = place_of(c, newdir, newaddr, &to)) != 0) {
+		place_close(&from);
+		return r > 0 ? cont() : fail(-r);
+	}
+	if (may_unname(c, &from, "renaming", &a) &&
+	    ((flags & RENAME_EXCHANGE) ? may_unname(c, &to, "renaming over", &a)
+				       : may_make(c, &to, "renaming to", &a))) {
+		/* what a plain rename replaces loses its name too */
+		struct stat st;
+
+		if (!(flags & RENAME_EXCHANGE) &&
+		    fstatat(to.dir, to.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !may_unname(c, &to, "replacing", &a))
+			goto out;
+		r = (int)syscall(SYS_renameat2, from.dir, from.name, to.dir, to.name,
+				 (unsigned)flags);
+		a = result(r < 0 ? -errno : 0);
+	}
+out:
+	place_close(&from);
+	place_close(&to);
+	return a;
+}
+
+static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int newdir,
+			     uint64_t newaddr, uint64_t flags)
+{
+	char real[PATH_MAX], self[64];
+	struct place from, to;
+	struct answer a;
+	const char *why;
+	struct stat st;
+	int fd, r;
+
+	if (flags & ~(uint64_t)AT_SYMLINK_FOLLOW)
+		return cont(); /* AT_EMPTY_PATH: the kernel's */
+	if ((r = place_of(c, olddir, oldaddr, &from)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	fd = find(&from, !(flags & AT_SYMLINK_FOLLOW), real, sizeof(real), &st);
+	place_close(&from);
+	if (fd < 0)
+		return cont();
+	if ((r = place_of(c, newdir, newaddr, &to)) != 0) {
+		close(fd);
+		return r > 0 ? cont() : fail(-r);
+	}
+	/* a second name for a hole, or for what runs later, is one more way in */
+	if (S_ISDIR(st.st_mode)) {
+		a = fail(EPERM);
+	} else if (judge_found(c->b, real, &st, &why) != LR_BROKER_OK) {
+		a = refuse(c, "linking", real, judge_found(c->b, real, &st, &why), why);
+	} else if (may_make(c, &to, "linking to", &a)) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		r = linkat(AT_FDCWD, self, to.dir, to.name, AT_SYMLINK_FOLLOW);
+		a = result(r < 0 ? -errno : 0);
+	}
+	close(fd);
+	place_close(&to);
+	return a;
+}
+
+static struct answer do_symlink(struct call *c, uint64_t targetaddr, int newdir, uint64_t newaddr)
+{
+	char target[PATH_MAX];
+	struct place p;
+	struct answer a;
+	int r;
+
+	if ((r = read_string(c, targetaddr, target, sizeof(target))) < 0)
+		return r == -EFAULT ? fail(EFAULT) : cont();
+	if ((r = place_of(c, newdir, newaddr, &p)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	if (may_make(c, &p, "making the symlink", &a))
+		a = result(symlinkat(target, p.dir, p.name) < 0 ? -errno : 0);
+	place_close(&p);
+	return a;
+}
+
+static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
+{
+	char real[PATH_MAX], self[64];
+	struct place p;
+	struct answer a;
+	enum lr_broker_verdict v;
+	const char *why;
+	struct stat st;
+	int fd, w, r;
+
+	if ((r = place_of(c, AT_FDCWD, addr, &p)) != 0)
+		return r > 0 ? cont() : fail(-r);
+	fd = find(&p, false, real, sizeof(real), &st);
+	place_close(&p);
+	if (fd < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return cont();
+	}
+	v = judge_found(c->b, real, &st, &why);
+	if (v != LR_BROKER_OK) {
+		close(fd);
+		return refuse(c, "truncating", real, v, why);
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	w = open(self, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	a = result(w < 0 ? -errno : ftruncate(w, (off_t)length) < 0 ? -errno : 0);
+	if (w >= 0)
+		close(w);
+	close(fd);
+	return a;
+}
+
+static struct answer do_openat2(struct call *c, int dirfd, uint64_t path, uint64_t howaddr,
+				uint64_t size)
+{
+	struct open_how how;
+
+	/* a newer struct, or resolve flags: the kernel's, and Landlock's (but
+	 * where the broker opens all, unknown: ENOSYS, and libc falls back) */
+	if (size != sizeof(how) || read_bytes(c, howaddr, &how, sizeof(how)) < 0 || how.resolve)
+		return c->b->reads ? fail(ENOSYS) : cont();
+	return do_open(c, dirfd, path, how.flags, how.mode);
+}
+
+static struct answer serve(struct call *c)
+{
+	const struct seccomp_data *d = &c->req->data;
+	const __u64 *a = d->args;
+
+	switch (d->nr) {
+#ifdef SYS_open
+	case SYS_open:
+		return do_open(c, AT_FDCWD, a[0], a[1], a[2]);
+	case SYS_creat:
+		return do_open(c, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1]);
+	case SYS_mkdir:
+		return do_mknod(c, AT_FDCWD, a[0], a[1], true);
+	case SYS_mknod:
+		return do_mknod(c, AT_FDCWD, a[0], a[1], false);
+	case SYS_unlink:
+		return do_unlink(c, AT_FDCWD, a[0], 0);
+	case SYS_rmdir:
+		return do_unlink(c, AT_FDCWD, a[0], AT_REMOVEDIR);
+	case SYS_rename:
+		return do_rename(c, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+	case SYS_link:
+		return do_link(c, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+	case SYS_symlink:
+		return do_symlink(c, a[0], AT_FDCWD, a[1]);
+#endif
+	case SYS_openat:
+		return do_open(c, (int)a[0], a[1], a[2], a[3]);
+	case SYS_openat2:
+		return do_openat2(c, (int)a[0], a[1], a[2], a[3]);
+	case SYS_mkdirat:
+		return do_mknod(c, (int)a[0], a[1], a[2], true);
+	case SYS_mknodat:
+		return do_mknod(c, (int)a[0], a[1], a[2], false);
+	case SYS_unlinkat:
+		return do_unlink(c, (int)a[0], a[1], a[2]);
+	case SYS_renameat:
+		return do_rename(c, (int)a[0], a[1], (int)a[2], a[3], 0);
+	case SYS_renameat2:
+		return do_rename(c, (int)a[0], a[1], (int)a[2], a[3], a[4]);
+	case SYS_linkat:
+		return do_link(c, (int)a[0], a[1], (int)a[2], a[3], a[4]);
+	case SYS_symlinkat:
+		return do_symlink(c, a[0], (int)a[1], a[2]);
+	case SYS_truncate:
+		return do_truncate(c, a[0], a[1]);
+	}
+	return cont();
+}
+
+static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct answer a)
+{
+	struct seccomp_notif_resp resp = { .id = req->id };
+
+	if (a.kind == FD) {
+		struct seccomp_notif_addfd add = {
+			.id = req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (__u32)a.value,
+			.newfd_flags = a.cloexec ? O_CLOEXEC : 0,
+		};
+
+		/* ENOENT: the thread is gone, or was interrupted */
+		ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		close((int)a.value);
+		return;
+	}
+	if (a.kind == CONTINUE)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (a.kind == ERROR)
+		resp.error = -(int)a.value;
+	else
+		resp.val = a.value;
+	ioctl(b->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static noreturn void broker_main(struct lr_broker *b, int sock)
+{
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE,
+				     SIGCHLD };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct seccomp_notif req;
+	char err[512];
+	int keep[64], bad;
+	size_t n = 0;
+
+	/* no job of the shell's: only the end of the command's tree ends it (or
+	 * a supervisor's SIGTERM or SIGKILL).  It stays in the session, whose
+	 * terminal the opener opens as /dev/tty for the command. */
+	setpgid(0, 0);
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
+		sigaction(quiet[i], &ign, NULL);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	keep[n++] = STDERR_FILENO;
+	keep[n++] = sock;
+	if (b->ruleset >= 0)
+		keep[n++] = b->ruleset;
+	for (size_t i = 0; i < b->n_roots && n < sizeof(keep) / sizeof(*keep); i++)
+		keep[n++] = b->roots[i].fd;
+	if (b->n_roots + 3 > sizeof(keep) / sizeof(*keep) || lr_exec_close_fds(keep, n, &bad) < 0)
+		_exit(LR_EXIT_FAILURE);
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	for (size_t i = 0; i < n; i++)
+		fcntl(keep[i], F_SETFD, FD_CLOEXEC);
+	if (b->ruleset >= 0 && start_opener(b) < 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
+		_exit(LR_EXIT_FAILURE);
+	}
+	if (lr_seccomp_load_broker(err, sizeof(err)) < 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
+		_exit(LR_EXIT_FAILURE);
+	}
+	b->listener = recv_fd(sock);
+	close(sock);
+	if (b->listener < 0)
+		_exit(0); /* the command's process gave up before */
+	for (;;) {
+		struct pollfd p = { b->listener, POLLIN, 0 };
+		struct call c = { b, &req, -1 };
+
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(LR_EXIT_FAILURE);
+		}
+		/* no process under the filter is left */
+		if (!(p.revents & POLLIN))
+			_exit(0);
+		memset(&req, 0, sizeof(req));
+		if (ioctl(b->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			_exit(LR_EXIT_FAILURE);
+		}
+		/* the witness, from landrun before it runs the command (which,
+		 * its user switched, cannot be read from until it execs) */
+		if (req.data.nr == SYS_mkdirat && (int)req.data.args[0] == LR_BROKER_PING_DIRFD &&
+		    req.data.args[1] == 0) {
+			b->quiet = req.data.args[2] == 1;
+			respond(b, &req, (struct answer){ VALUE, LR_BROKER_PING_ANSWER, false });
+			continue;
+		}
+		c.mem = proc_open((pid_t)req.pid, "mem", O_RDONLY);
+		/* the memory that was opened must be the caller's */
+		if (c.mem < 0 || !still_valid(&c)) {
+			if (c.mem >= 0)
+				close(c.mem);
+			respond(b, &req, c.mem < 0 ? cont() : fail(ENOENT));
+			continue;
+		}
+		respond(b, &req, serve(&c));
+		close(c.mem);
+	}
+}
