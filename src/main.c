@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "landrun/audit.h"
+#include "landrun/broker.h"
 #include "landrun/caps.h"
 #include "landrun/cli.h"
 #include "landrun/dotenv.h"
@@ -300,33 +301,55 @@ static void check_holes(const struct lr_policy *policy, struct lr_plan *plan,
 	decide(policy, plan, " (witness)");
 }
 
-static void confine(const struct lr_policy *policy, struct lr_plan *plan,
-		    const struct lr_fs_rules *rules, const struct lr_holes *holes,
-		    const struct rlimit *nofile)
+/*
+ * The first half, before the handshake with a supervisor: privileges given
+ * up, no_new_privs, and with a broker its outer domain entered and the
+ * broker started (broker.h), so that the supervisor learns of it.
+ */
+static void confine_outer(const struct lr_policy *policy, struct lr_plan *plan,
+			  const struct lr_fs_rules *rules, struct lr_broker *broker)
 {
-	struct lr_witness witness;
-	char err[512];
-	int bad_fd = -1, bad_limit = 0, r;
-
-	lr_landlock_witness_pick(plan, rules, &witness);
+	char err[PATH_MAX + 256];
+	int r;
 
 	if (lr_user_drop_privileges(&policy->run_as, plan->switch_user, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	r = lr_caps_no_new_privs();
 	if (r < 0)
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
+	if (plan->broker && lr_broker_start(broker, plan, policy, rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+}
+
+/* The rest: Landlock, the descriptors, the limits, seccomp last. */
+static void confine(const struct lr_policy *policy, struct lr_plan *plan,
+		    const struct lr_fs_rules *rules, const struct lr_holes *holes,
+		    const struct rlimit *nofile, const struct lr_witness *witness,
+		    struct lr_broker *broker)
+{
+	char err[PATH_MAX + 256];
+	int bad_fd = -1, bad_limit = 0, r, *keep;
 
 	if (plan->handled_fs || plan->handled_net || plan->scoped) {
 		r = lr_landlock_enforce(plan, policy, rules, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
-		check_witness(policy, plan, &witness);
+		check_witness(policy, plan, witness);
 		check_holes(policy, plan, holes);
 	}
 
 	/* last: the rule fds above are ours too, and an inherited fd to a
-	 * secret must not survive into the sandbox */
-	r = lr_exec_close_fds(policy->keep_fds, policy->n_keep_fds, &bad_fd);
+	 * secret must not survive into the sandbox (the broker's socket
+	 * stays until the filter is handed over) */
+	keep = calloc(policy->n_keep_fds + 1, sizeof(*keep));
+	if (!keep)
+		lr_die("out of memory");
+	if (policy->n_keep_fds)
+		memcpy(keep, policy->keep_fds, policy->n_keep_fds * sizeof(*keep));
+	if (broker->sock >= 0)
+		keep[policy->n_keep_fds] = broker->sock;
+	r = lr_exec_close_fds(keep, policy->n_keep_fds + (broker->sock >= 0), &bad_fd);
+	free(keep);
 	if (r == -EBADF)
 		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
 	if (r < 0)
@@ -346,6 +369,15 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		if (r < 0)
 			lr_die("%s", err);
 		check_seccomp_witness(policy, plan);
+	}
+	/* the broker's filter, and its witness: without it, what it would
+	 * serve fails (ENOSYS), so the command does not run */
+	if (plan->broker && lr_broker_hand_over(broker, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	if (plan->broker && lr_broker_holes_check(broker, err, sizeof(err)) < 0) {
+		lr_warn("witness: %s", err);
+		plan->rows[LR_PROT_FS_SECRETS].layer = LR_LAYER_NONE;
+		decide(policy, plan, " (witness)");
 	}
 	/* after the witness, so that the tracer sees the command alone */
 	if (policy->report_denials && (r = lr_seccomp_load_trace(plan, err, sizeof(err))) < 0)
@@ -511,6 +543,16 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 		 holes->entries, rules->n);
 }
 
+/* The plan (computed again by egress()) knows of no grant to broker until
+ * they are opened: none is no protection asked for. */
+static void broker_served(struct lr_plan *plan, const struct lr_broker *broker)
+{
+	if (plan->broker && !broker->n_roots) {
+		plan->broker = false;
+		plan->rows[LR_PROT_FS_BROKER].requested = false;
+	}
+}
+
 /* A supervised run: the supervisor's state, and the child's link to it. */
 struct lifetime {
 	struct lr_supervisor sv;
@@ -519,6 +561,10 @@ struct lifetime {
 	struct lr_learn_context learn;
 	int learn_fd;			/* --learn FILE, or -1 */
 	pid_t egress_helper;		/* --allow-domain: the helper, once started */
+	/* the child's, for the handshake */
+	char *started;			/* the audit log's record */
+	int fds[LR_SUPERVISE_MAX_FDS];	/* audit log, --learn file, own processes' pidfds */
+	size_t n_fds;
 };
 
 /* --report-denials, --learn: what the command was denied, after the run. */
@@ -585,9 +631,10 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	bool pty = policy->pty && lr_supervise_has_terminal();
 	char *started = NULL, *ended = NULL; /* (no cleanup attribute: it ends in exit) */
 	struct lr_features features;
+	struct lr_plan plan;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
-	int status, ready = 0, r, fds[3] = { -1, -1, -1 };
+	int status, ready = 0, r, fds[LR_SUPERVISE_MAX_FDS] = { -1, -1, -1, -1 };
 	size_t n_fds = 0;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
@@ -600,10 +647,12 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	sv->die_with_parent = policy->die_with_parent;
 	/* the started record comes before the command runs, and the tracer
 	 * traces it before it loads its filters */
-	sv->handshake = policy->audit_log != NULL || policy->report_denials;
 	lr_audit_init(&life->audit);
 	life->learn_fd = -1;
 	lr_features_probe(&features);
+	/* ...and the broker is handed to it as landrun's own */
+	lr_plan_compute(policy, &features, &plan);
+	sv->handshake = policy->audit_log != NULL || policy->report_denials || plan.broker;
 	if (policy->report_denials && !features.seccomp_filter)
 		lr_die("--report-denials: needs seccomp filters (CONFIG_SECCOMP_FILTER)");
 	r = lr_supervise_start(sv, err, sizeof(err));
@@ -629,13 +678,14 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
-	else if (r == 0 && (ready = lr_supervise_accept(sv, &started, fds, 3)) < 0)
+	else if (r == 0 &&
+		 (ready = lr_supervise_accept(sv, &started, fds, LR_SUPERVISE_MAX_FDS)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0) {
 		life->audit.fd = policy->audit_log ? fds[n_fds++] : -1;
 		life->learn_fd = policy->learn ? fds[n_fds++] : -1;
-		/* last, when there is one: the egress helper's pidfd */
-		if (fds[n_fds] >= 0)
+		/* last: the pidfds of landrun's own (the egress helper, the broker) */
+		for (; n_fds < LR_SUPERVISE_MAX_FDS && fds[n_fds] >= 0; n_fds++)
 			lr_supervise_own(sv, fds[n_fds]);
 	}
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
@@ -669,27 +719,25 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	exit(status);
 }
 
-/* The child of a supervisor, ready to confine itself: the audit log is
- * opened and checked against the grants, and it and the "started" record
- * handed to the supervisor, which writes the record before the command
- * runs. */
-static void supervised_ready(const struct lr_explain_input *in, struct lifetime *life,
-			     char **argv)
+/* The child of a supervisor: the files it hands over, opened while
+ * landrun may still reach them. */
+static void supervised_open(const struct lr_explain_input *in, struct lifetime *life,
+			    char **argv)
 {
-	char err[PATH_MAX + 256], *started = NULL;
-	int r, fds[3];
-	size_t n = 0;
+	char err[PATH_MAX + 256];
+	int r;
 
+	life->n_fds = 0;
 	if (!life->sv.handshake)
 		return;
 	if (in->policy->audit_log) {
 		if (lr_audit_open(&life->audit, in->policy->audit_log, in->policy, in->plan,
 				  in->rules, err, sizeof(err)) < 0)
 			lr_die("%s", err);
-		started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
-		if (!started)
+		life->started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
+		if (!life->started)
 			lr_die("out of memory");
-		fds[n++] = life->audit.fd;
+		life->fds[life->n_fds++] = life->audit.fd;
 	}
 	/* where the command cannot rewrite it, as the audit log */
 	if (in->policy->learn) {
@@ -697,21 +745,42 @@ static void supervised_ready(const struct lr_explain_input *in, struct lifetime 
 				       in->rules, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
-		fds[n++] = r;
+		life->fds[life->n_fds++] = r;
 	}
-	/* last: the egress helper, which the supervisor ends but does not count
-	 * among what the command left behind */
-	if (life->egress_helper > 0) {
-		r = (int)syscall(SYS_pidfd_open, life->egress_helper, 0);
-		if (r < 0)
-			lr_die("--allow-domain: cannot hand the egress helper to the supervisor: %s",
-			       strerror(errno));
-		fds[n++] = r;
-	}
-	r = lr_supervise_ready(&life->sv, started, fds, n);
-	free(started);
-	for (size_t i = 0; i < n; i++)
-		close(fds[i]);
+}
+
+/* A process of landrun's own (the egress helper, the broker), which the
+ * supervisor ends but does not count among what the command left behind:
+ * its pidfd, after the files. */
+static void hand_own(struct lifetime *life, pid_t pid, const char *what)
+{
+	int fd;
+
+	if (pid <= 0 || !life->sv.handshake)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		lr_die("%s: cannot hand it to the supervisor: %s", what, strerror(errno));
+	life->fds[life->n_fds++] = fd;
+}
+
+/* The child of a supervisor, ready to confine itself: the audit log (opened
+ * and checked against the grants), the "started" record and landrun's own
+ * processes handed to the supervisor, which writes the record before the
+ * command runs. */
+static void supervised_ready(struct lifetime *life, const struct lr_broker *broker)
+{
+	int r;
+
+	if (!life->sv.handshake)
+		return;
+	hand_own(life, life->egress_helper, "--allow-domain: the egress helper");
+	hand_own(life, broker->pid, "the broker");
+	r = lr_supervise_ready(&life->sv, life->started, life->fds, life->n_fds);
+	free(life->started);
+	life->started = NULL;
+	for (size_t i = 0; i < life->n_fds; i++)
+		close(life->fds[i]);
 	if (r < 0)
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }
@@ -775,6 +844,20 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 						: "on the host's loopback (no network namespace)");
 }
 
+/* The writable grants the broker is to serve (broker.h): chosen from the
+ * grants before they are carved.  None: no broker. */
+static void choose_brokered(const struct lr_policy *policy, struct lr_plan *plan,
+			    const struct lr_fs_rules *rules, struct lr_broker *broker)
+{
+	char err[PATH_MAX + 256];
+
+	if (!plan->broker)
+		return;
+	if (lr_broker_choose(broker, policy, rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	broker_served(plan, broker);
+}
+
 /* With 0, 1 or 2 closed, the next open would take its place and survive
  * into the sandbox as the command's stdin, stdout or stderr. */
 static void ensure_std_fds(void)
@@ -801,7 +884,9 @@ int main(int argc, char **argv)
 	struct rlimit nofile;
 	struct lr_plan plan;
 	struct lifetime life = { 0 };
-	char err[512];
+	struct lr_broker broker = { .sock = -1, .listener = -1 };
+	struct lr_witness witness;
+	char err[PATH_MAX + 256];
 	char *command;
 
 	if (lr_egress_is_helper(argv[0]))
@@ -840,8 +925,12 @@ int main(int argc, char **argv)
 	raise_nofile(&nofile);
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
+	choose_brokered(&policy, &plan, &rules, &broker);
 	keep_out(&policy, &rules, &holes);
+	if (plan.broker && lr_broker_restrict(&broker, &plan, &rules, &holes, err, sizeof(err)) < 0)
+		lr_die("%s", err);
 	egress(&policy, &features, &plan, &rules, &life, &child_env);
+	broker_served(&plan, &broker);
 
 	if (policy.explain != LR_EXPLAIN_NONE) {
 		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command };
@@ -861,9 +950,13 @@ int main(int argc, char **argv)
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);
-	supervised_ready(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
-						     command },
-			 &life, argv);
-	confine(&policy, &plan, &rules, &holes, &nofile);
+	supervised_open(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
+						    command },
+			&life, argv);
+	/* before any domain: what it lists must be listable now */
+	lr_landlock_witness_pick(&plan, &rules, &witness);
+	confine_outer(&policy, &plan, &rules, &broker);
+	supervised_ready(&life, &broker);
+	confine(&policy, &plan, &rules, &holes, &nofile, &witness, &broker);
 	run(&policy, command, child_env.v);
 }

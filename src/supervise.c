@@ -491,12 +491,13 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 void lr_supervise_own(struct lr_supervisor *sv, int pidfd)
 {
 	char path[64], line[128];
+	size_t i = sv->own[0] ? 1 : 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(path, "re");
+	f = sv->own[i] ? NULL : fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pid: %d", &sv->own) == 1)
+		if (sscanf(line, "Pid: %d", &sv->own[i]) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -656,6 +657,27 @@ static bool signal_one(const struct proc *p, int sig, bool cont)
 	return ok;
 }
 
+/* Is TREE[I] (breadth first: parents before children) one of landrun's own
+ * processes, or beneath one (the broker's opener)? */
+static bool is_own(const struct lr_supervisor *sv, const struct proc *tree, size_t i)
+{
+	pid_t pid = tree[i].pid;
+
+	for (;;) {
+		size_t j = i;
+
+		if (pid == sv->own[0] || pid == sv->own[1])
+			return true;
+		/* up to the parent, seen earlier in the list */
+		while (j > 0 && tree[j - 1].pid != tree[i].ppid)
+			j--;
+		if (j == 0)
+			return false;
+		i = j - 1;
+		pid = tree[i].pid;
+	}
+}
+
 /* Send SIG (then SIGCONT, with CONT: a stopped process cannot act on it) to
  * every descendant.  How many were signalled; with OTHERS, only those that
  * are not landrun's own (lr_supervise_own). */
@@ -684,7 +706,7 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, 
 	}
 	found = descendants(all, n, getpid(), tree);
 	for (size_t i = 0; i < found; i++)
-		if (signal_one(&tree[i], sig, cont) && !(others && tree[i].pid == sv->own))
+		if (signal_one(&tree[i], sig, cont) && !(others && is_own(sv, tree, i)))
 			signalled++;
 	free(all);
 	free(tree);

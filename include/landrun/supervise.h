@@ -84,7 +84,7 @@ struct lr_supervisor {
 	bool master_eof;		/* --pty: nothing holds the slave (read gives EIO) */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
-	pid_t own;			/* landrun's own process in the tree (lr_supervise_own) */
+	pid_t own[2];			/* landrun's own processes in the tree (lr_supervise_own) */
 	/* with a tracer: the child ended during lr_supervise_accept */
 	bool early_ended;
 	int early_status;
@@ -161,8 +161,9 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 
 /*
  * The parent: PIDFD (a pidfd the child handed over; closed here) is a
- * process of landrun's own in the tree, the egress helper, which ends with
- * the command: ended like the rest, but not counted as left behind.
+ * process of landrun's own in the tree, the egress helper or the broker,
+ * which ends with the command: ended like the rest, but not counted as left
+ * behind.  Two at most.
  */
 void lr_supervise_own(struct lr_supervisor *sv, int pidfd);
 
