@@ -12,8 +12,9 @@
 #             .ENV, prod.env) and templates, the project however high
 #   planted:  .git/config, .git/hooks, core.hooksPath (also not there yet, and
 #             from a grant inside the work tree), the harnesses' project
-#             settings, explicit grants inside .git; controls: edit and
-#             create files, git commit in a repository made during the run
+#             settings, explicit grants inside .git, a repository made during
+#             the run; controls: edit and create files, git commit in a
+#             repository made during the run that --allow-protected names
 #   TMPDIR:   a ${VAR} is one item (TMPDIR=/x,/ grants nothing); shared
 #             TMPDIRs are refused
 
@@ -196,7 +197,8 @@ t_planted_git() {
 		 "control: README (a root file) can be edited in place"
 		 "control: a file can be created in src"
 		 "control: git diff works inside and shows the edit"
-		 "control: git commit works in a repository made during the run"
+		 "planted: a repository made during the run (git init) is refused, and none is made"
+		 "control: with --allow-protected for it, git commit works in a repository made during the run"
 		 "planted: --rw proj/.git refused"
 		 "planted: --rw proj/.git/hooks refused" "planted: the message names --allow-protected"
 		 "planted: --allow-protected proj/.git lets it be written")
@@ -223,14 +225,23 @@ t_planted_git() {
 		as=(--user 65534:65534)
 		chown 65534:65534 g/src
 	fi
-	lrs "${as[@]}" --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- /bin/sh -c 'cd g/src && mkdir inner && cd inner &&
+	mkdir g/src/inner && chown "$(stat -c %u g/src)" g/src/inner
+	lrs "${as[@]}" --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- /bin/sh -c 'cd g/src/inner &&
+		git init -q'
+	if [ "$RC" != 0 ] && [ ! -e g/src/inner/.git ] && err_has "--allow-protected"; then
+		tap_ok "${D[7]}"
+	else
+		tap_not_ok "${D[7]}"
+	fi
+	lrs "${as[@]}" --rw g --allow-protected g/src/inner/.git \
+		--ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- /bin/sh -c 'cd g/src/inner &&
 		git init -q && echo x >f && git add f &&
 		git -c user.email=a@b -c user.name=n commit -qm x && git log --oneline'
-	expect "${D[7]}" 0
-	lr --rw g/.git -- "$TRY" exit 0;		expect "${D[8]}" 125
-	lr --rw g/.git/hooks -- "$TRY" exit 0;		expect "${D[9]}" 125
-	assert "${D[10]}" err_has "--allow-protected"
-	lr --rw g/.git --allow-protected g/.git -- "$TRY" create g/.git/hooks/x; expect "${D[11]}" 0
+	expect "${D[8]}" 0
+	lr --rw g/.git -- "$TRY" exit 0;		expect "${D[9]}" 125
+	lr --rw g/.git/hooks -- "$TRY" exit 0;		expect "${D[10]}" 125
+	assert "${D[11]}" err_has "--allow-protected"
+	lr --rw g/.git --allow-protected g/.git -- "$TRY" create g/.git/hooks/x; expect "${D[12]}" 0
 	rm -f g/.git/hooks/x
 }
 

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <limits.h>
+#include <pthread.h>
 #include <linux/types.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -248,6 +250,64 @@ static int op_xattrs(const char *path)
 	return fflush(stdout) == 0 ? 0 : errno;
 }
 
+/*
+ * The broker's races (race-read, race-mkdir A B ROUNDS): a second thread
+ * rewrites the path between A and B while this one opens (reads) or makes
+ * it, ROUNDS times.  race-read counts the reads that got "SECRET", race-mkdir
+ * the rounds after which B exists; both print the count and exit 1 if it is
+ * not 0.
+ */
+static char race_buf[PATH_MAX];
+static const char *race_a, *race_b;
+static volatile int race_stop;
+
+static void *race_flip(void *arg)
+{
+	(void)arg;
+	while (!race_stop) {
+		strcpy(race_buf, race_a);
+		strcpy(race_buf, race_b);
+	}
+	return NULL;
+}
+
+static int race(int read_it, const char *a, const char *b, long rounds)
+{
+	long escaped = 0;
+	pthread_t t;
+
+	race_a = a;
+	race_b = b;
+	strcpy(race_buf, a);
+	if (pthread_create(&t, NULL, race_flip, NULL) != 0)
+		return 100;
+	for (long i = 0; i < rounds; i++) {
+		char got[64] = { 0 };
+		struct stat st;
+
+		if (read_it) {
+			int fd = open(race_buf, O_RDONLY);
+
+			if (fd >= 0) {
+				if (read(fd, got, sizeof(got) - 1) > 0 && strstr(got, "SECRET"))
+					escaped++;
+				close(fd);
+			}
+		} else {
+			mkdir(race_buf, 0755);
+			if (stat(b, &st) == 0) {
+				escaped++;
+				rmdir(b);
+			}
+			rmdir(a);
+		}
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	printf("%ld\n", escaped);
+	return escaped ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -309,9 +369,12 @@ int main(int argc, char **argv)
 		return result(link(a, b));
 	if (!strcmp(op, "symlink"))
 		return result(symlink(a, b));
+	if ((!strcmp(op, "race-read") || !strcmp(op, "race-mkdir")) && argc > 4)
+		return race(op[5] == 'r', a, b, strtol(argv[4], NULL, 10));
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B\n"
+			"       lr-try race-read|race-mkdir A B ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
 			"       lr-try chown|fchown|fchownat-empty PATH UID:GID\n"

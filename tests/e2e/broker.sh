@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# broker.sh LANDRUN LR_TRY [--as-nobody] - the broker (src/broker.c): a project
+# whose root holds .git, .env and package.json behaves like any writable
+# directory, but for the names that must stay out, whether or not they exist
+# at start; every outcome is judged from outside the sandbox (the file, its
+# content, what git runs afterwards), each refusal beside a control that
+# works.  TAP output.
+#
+#   works:    a new file, a directory and files in it, rm, rm -r, an atomic
+#             save (a temporary file renamed over), sed -i, a program made at
+#             the root and run, a symlink and a hard link of ordinary files
+#   refused:  the harnesses' settings, .vscode, .envrc, a hook manager's
+#             directory, a shell start-up file, a new .git at the root, in a
+#             subdirectory and in a directory made during the run; a new
+#             secret; renaming, linking or symlinking a secret to another name
+#             (its content is never read); renaming .git away; writing
+#             .git/config; each with the line that names the flag
+#   races:    a second thread rewriting the path between an ordinary file and
+#             .env (reads), an ordinary name and .claude (mkdir)
+#   after:    a plain git status in the project and in its subdirectories
+#             runs nothing the command wrote
+
+set -u
+. "$(dirname "$0")/lib.sh" || exit 2
+e2e_start broker landrun lr-try -- "$@"
+
+LANDRUN=$BIN/landrun
+TRY=$BIN/lr-try
+W=$TMP/t/.work-$$
+P=$TMP/t/proj
+mkdir -p "$W" || exit 1
+e2e_hello "landrun broker" "binaries in $BIN"
+
+SECRET=sk-broker-$$-$RANDOM
+SYS=(--rox /usr,/bin,/lib,/lib64 --ro /etc --rw /dev/null --rox "$BIN" --ignore-missing)
+ROUNDS=${LANDRUN_RACE_ROUNDS:-3000}
+
+# the project as the command's, from its root
+lr() { (cd "$P" && "$LANDRUN" "${SYS[@]}" --rwx "$P" --env PATH=/usr/bin:/bin "$@") \
+	>"$W/out" 2>"$W/err"; RC=$?; }
+err_has() { grep -qF -- "$1" "$W/err"; }
+no_secret() { ! grep -qF -- "$SECRET" "$W/out" "$W/err"; }
+gone() { [ ! -e "$P/$1" ] && [ ! -L "$P/$1" ]; }
+
+ABI=$("$TRY" abi 2>/dev/null) || ABI=0
+mkdir -p "$P"
+BROKER=$("$LANDRUN" --explain=json --rw "$P" -- "$TRY" exit 0 2>/dev/null |
+	grep -o '"id":"fs.broker","requested":true,"enforced":true' || true)
+needs_broker() {
+	[ -n "$BROKER" ] && return 0
+	local d
+	for d; do skip "$d" "needs Landlock and seccomp user notification (Linux 5.14+)"; done
+	return 1
+}
+
+# .git, .env and package.json at the root, src/ with a file, old files
+project() {
+	rm -rf "$P" && mkdir -p "$P/src" "$P/build/obj" || exit 1
+	(cd "$P" && git init -q . && printf 'TOKEN=%s\n' "$SECRET" >.env &&
+		echo '{"name": "p", "version": "1.0.0"}' >package.json &&
+		echo code >src/a.c && echo old >old.txt && echo o >build/obj/x.o &&
+		printf 'SAFE\n' >safe.txt) || exit 1
+	cp "$P/.git/config" "$W/config.before"
+}
+
+cd "$TMP/t" || exit 1
+
+t_works() {
+	local D=("works: a new file at the root"
+		 "works: a new directory at the root, and files in it"
+		 "works: rm of a file at the root, rm -r of a tree"
+		 "works: an atomic save over package.json (a temporary file renamed over it)"
+		 "works: sed -i on package.json"
+		 "works: a program made at the root runs there"
+		 "works: a symlink and a hard link of ordinary files"
+		 "works: reading what was made, in a later run")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- sh -c 'echo notes >NOTES.md'
+	assert "${D[0]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/NOTES.md")" = notes ]'
+	lr -- sh -c 'mkdir -p node_modules/a/b && echo m >node_modules/a/b/index.js'
+	assert "${D[1]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/node_modules/a/b/index.js")" = m ]'
+	lr -- sh -c 'rm old.txt && rm -r build'
+	assert "${D[2]}" eval '[ "$RC" = 0 ] && gone old.txt && gone build'
+	lr -- sh -c 'echo "{\"name\": \"q\"}" >.package.json.tmp && mv .package.json.tmp package.json'
+	assert "${D[3]}" eval '[ "$RC" = 0 ] && grep -q q "$P/package.json" && gone .package.json.tmp'
+	lr -- sed -i s/q/r/ package.json
+	assert "${D[4]}" eval '[ "$RC" = 0 ] && grep -q r "$P/package.json"'
+	lr -- sh -c "cp $TRY ./tool && ./tool exit 7"
+	assert "${D[5]}" eval '[ "$RC" = 7 ] && [ -x "$P/tool" ]'
+	lr -- sh -c 'ln -s NOTES.md notes-link && ln NOTES.md notes-hard && cat notes-link notes-hard'
+	assert "${D[6]}" eval '[ "$RC" = 0 ] && [ -L "$P/notes-link" ] &&
+		[ "$(stat -c %h "$P/NOTES.md")" = 2 ] && [ "$(grep -c notes "$W/out")" = 2 ]'
+	lr -- cat NOTES.md node_modules/a/b/index.js
+	assert "${D[7]}" eval '[ "$RC" = 0 ] && grep -qx notes "$W/out" && grep -qx m "$W/out"'
+}
+
+# refused WHAT MADE COMMAND...: the command fails, MADE is not there outside,
+# and the line names --allow-protected (or --allow-dotenv)
+refused() {
+	local what=$1 made=$2 flag=--allow-protected
+	shift 2
+	case $what in *env*) flag=--allow-dotenv ;; esac
+	lr -- "$@"
+	if [ "$RC" != 0 ] && gone "$made" && err_has "refused" && err_has "$flag"; then
+		tap_ok "refused: $what"
+	else
+		tap_not_ok "refused: $what (RC $RC; $made there: $([ -e "$P/$made" ] && echo yes || echo no))"
+	fi
+}
+
+t_refused() {
+	local names=(".claude" ".mcp.json" ".opencode" "opencode.json" ".codex" ".vscode" ".husky"
+		     ".bashrc" ".git-new")
+	needs_broker "refused: the protected names" "refused: .git, made anew" \
+		"refused: a new secret" "refused: a secret by another name" \
+		"refused: .git renamed away" "refused: .git/config written" \
+		"control: the command's other work is there" || return
+	project
+	for n in "${names[@]}"; do
+		[ "$n" = .git-new ] && continue
+		refused "mkdir $n at the root" "$n" "$TRY" mkdir "$n"
+		refused "creating $n in src" "src/$n" "$TRY" create "src/$n"
+	done
+	refused "a new .git in src" "src/.git" "$TRY" mkdir src/.git
+	refused "git init in a directory made during the run" "made/.git" \
+		sh -c 'mkdir made && cd made && git init -q'
+	refused "a new secret .env.local" ".env.local" "$TRY" create .env.local
+	refused "a new .envrc (direnv runs it)" ".envrc" "$TRY" create .envrc
+	refused "renaming a file to .env.prod" ".env.prod" sh -c 'echo x >f && mv f .env.prod'
+	refused "renaming .env to another name" "leak" "$TRY" rename .env leak
+	refused "hard-linking .env to another name" "leak" "$TRY" link .env leak
+	lr -- sh -c 'ln -s .env leak; cat leak'
+	assert "refused: a symlink to .env is not read through (its content is not shown)" \
+		eval '[ "$RC" != 0 ] && no_secret'
+	rm -f "$P/leak"
+	lr -- "$TRY" rename .git .git-away
+	assert "refused: .git renamed away" eval '[ "$RC" = 13 ] && [ -d "$P/.git" ] && gone .git-away'
+	lr -- sh -c 'printf "[core]\n\tfsmonitor = touch %s\n" "$1" >>.git/config' sh "$W/PWNED"
+	assert "refused: .git/config written" eval '[ "$RC" != 0 ] && cmp -s "$P/.git/config" "$W/config.before"'
+	lr -- sh -c 'cat .env; cat ./.env; cat src/../.env'
+	assert "refused: .env read by any path (its content is not shown)" eval '[ "$RC" != 0 ] && no_secret'
+	lr -- sh -c 'echo work >made-file'
+	assert "control: the command's other work is there" eval '[ "$(cat "$P/made-file")" = work ]'
+	lr --allow-protected "$P/.claude" -- "$TRY" mkdir .claude
+	assert "control: --allow-protected PATH lets that name be made" eval '[ "$RC" = 0 ] && [ -d "$P/.claude" ]'
+}
+
+t_races() {
+	local D=("races: a path rewritten between safe.txt and .env by a second thread: .env is never read"
+		 "races: a path rewritten between a name and .claude: .claude is never made")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- "$TRY" race-read "$P/safe.txt" "$P/.env" "$ROUNDS"
+	assert "${D[0]} ($ROUNDS rounds)" eval '[ "$RC" = 0 ] && grep -qx 0 "$W/out" && no_secret'
+	lr -- "$TRY" race-mkdir "$P/okdir" "$P/.claude" "$ROUNDS"
+	assert "${D[1]} ($ROUNDS rounds)" eval '[ "$RC" = 0 ] && grep -qx 0 "$W/out" && gone .claude'
+}
+
+t_after() {
+	local D=("after: a plain git status in the project runs nothing the command wrote"
+		 "after: nor in its subdirectories")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- sh -c "mkdir -p sub/deep && git init -q sub 2>/dev/null;
+		printf '[core]\n\tfsmonitor = touch $W/PWNED\n' >>.git/config 2>/dev/null;
+		mkdir -p sub/deep/.git 2>/dev/null; true"
+	rm -f "$W/PWNED"
+	(cd "$P" && git status >/dev/null 2>&1)
+	assert "${D[0]}" test ! -e "$W/PWNED"
+	(cd "$P/sub/deep" && git status >/dev/null 2>&1)
+	assert "${D[1]}" eval '[ ! -e "$W/PWNED" ] && gone sub/.git && gone sub/deep/.git'
+}
+
+t_works
+t_refused
+t_races
+t_after
+tap_done
