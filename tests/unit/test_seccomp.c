@@ -1510,15 +1510,69 @@ Test(seccomp_trace, tracer_filter)
 #endif
 }
 
-/* The prebuilt trace, tracer and egress helper filters are what libseccomp
- * builds now. */
+/* The broker's: what the command's filter sends it, and what its own
+ * denies. */
+Test(seccomp_broker, filters)
+{
+#ifdef __x86_64__
+	static const struct {
+		int which;	/* 0 notify (reads), 1 notify (writes), 2 the broker's own */
+		const char *name;
+		uint64_t args[6];
+		uint32_t want;
+	} cases[] = {
+		{ 0, "openat", { AT_FDCWD, 0, O_RDONLY }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "openat", { AT_FDCWD, 0, O_RDONLY }, SECCOMP_RET_ALLOW },
+		{ 0, "openat", { AT_FDCWD, 0, O_PATH }, SECCOMP_RET_ALLOW },
+		{ 1, "openat", { AT_FDCWD, 0, O_WRONLY }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "openat", { AT_FDCWD, 0, O_RDONLY | O_CREAT }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "openat", { AT_FDCWD, 0, O_RDONLY | O_TRUNC }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "open", { 0, O_RDWR }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "mkdirat", { AT_FDCWD, 0, 0755 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "renameat2", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "linkat", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "unlinkat", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "openat2", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "execve", { 0 }, SECCOMP_RET_ALLOW },
+		{ 1, "read", { 0 }, SECCOMP_RET_ALLOW },
+		{ 2, "execve", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 2, "fork", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 2, "socket", { AF_INET, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+		{ 2, "socket", { AF_UNIX, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+		{ 2, "mkdirat", { 0 }, SECCOMP_RET_ALLOW },
+		{ 2, "openat2", { 0 }, SECCOMP_RET_ALLOW },
+	};
+	const struct sock_fprog *progs[] = { lr_seccomp_prebuilt_notify(true),
+					     lr_seccomp_prebuilt_notify(false),
+					     lr_seccomp_prebuilt_broker() };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct seccomp_data d = { .arch = NATIVE_ARCH };
+
+		d.nr = call_number(cases[i].name);
+		if (d.nr < 0)
+			continue;
+		memcpy(d.args, cases[i].args, sizeof(cases[i].args));
+		cr_expect_eq(bpf_run(progs[cases[i].which], &d), cases[i].want, "%d %s: %#x",
+			     cases[i].which, cases[i].name, bpf_run(progs[cases[i].which], &d));
+	}
+#endif
+}
+
+/* The prebuilt trace, tracer, egress helper and broker filters are what
+ * libseccomp builds now. */
 Test(seccomp_trace, prebuilt_equals_a_fresh_build)
 {
 	scmp_filter_ctx (*const builds[])(char *, size_t) = {
-		lr_seccomp_build_trace, lr_seccomp_build_tracer, lr_seccomp_build_egress
+		lr_seccomp_build_trace, lr_seccomp_build_tracer, lr_seccomp_build_egress,
+		lr_seccomp_build_notify_reads, lr_seccomp_build_notify_writes,
+		lr_seccomp_build_broker,
 	};
 	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(), lr_seccomp_prebuilt_tracer(),
-					   lr_seccomp_prebuilt_egress() };
+					   lr_seccomp_prebuilt_egress(),
+					   lr_seccomp_prebuilt_notify(true),
+					   lr_seccomp_prebuilt_notify(false),
+					   lr_seccomp_prebuilt_broker() };
 	char err[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(builds); i++) {
