@@ -947,20 +947,49 @@ static int opener_open(struct lr_broker *b, int base, const char *path, int flag
 
 static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
 
-/* /proc/self and /proc/thread-self name the command's, not the broker's */
-static void for_command(const struct call *c, const char *path, char *out, size_t size)
+/* The thread group of TID (the process), from /proc/TID/status; 0 if gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char buf[1024];
+	int fd = proc_open(tid, "status", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	const char *line;
+	int tgid = 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	line = strstr(buf, "\nTgid:");
+	if (!line || sscanf(line + 6, "%d", &tgid) != 1)
+		return 0;
+	return (pid_t)tgid;
+}
+
+/* /proc/self and /proc/thread-self name the command's, not the broker's:
+ * /proc/TGID (which a grant of the command's /proc/self names) and
+ * /proc/TGID/task/TID. */
+static int for_command(const struct call *c, const char *path, char *out, size_t size)
 {
 	static const char *const selves[] = { "/proc/self", "/proc/thread-self" };
+	pid_t tid = (pid_t)c->req->pid, tgid;
 
 	for (size_t i = 0; i < 2; i++) {
 		size_t n = strlen(selves[i]);
 
-		if (strncmp(path, selves[i], n) == 0 && (path[n] == '/' || !path[n])) {
-			snprintf(out, size, "/proc/%d%s", (int)c->req->pid, path + n);
-			return;
-		}
+		if (strncmp(path, selves[i], n) != 0 || (path[n] != '/' && path[n]))
+			continue;
+		if (!(tgid = tgid_of(tid)))
+			return -ESRCH;
+		if (i == 0)
+			snprintf(out, size, "/proc/%d%s", (int)tgid, path + n);
+		else
+			snprintf(out, size, "/proc/%d/task/%d%s", (int)tgid, (int)tid, path + n);
+		return 0;
 	}
 	snprintf(out, size, "%s", path);
+	return 0;
 }
 
 /* Not the broker's to serve: in the kernel for Landlock to decide, or
@@ -974,7 +1003,8 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 
 	if (!c->b->reads)
 		return cont();
-	for_command(c, path, own, sizeof(own));
+	if ((fd = for_command(c, path, own, sizeof(own))) < 0)
+		return fail(-fd);
 	fd = opener_open(c->b, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode);
 	if (fd < 0)
 		return fail(-fd);
