@@ -206,30 +206,45 @@ static bool allowed(const struct lr_strlist *list, const char *path)
 	return false;
 }
 
+/* The stricter of two verdicts: a secret is kept out even in a protected
+ * directory (.vscode/.env). */
+static enum lr_broker_verdict stricter(enum lr_broker_verdict a, const char *why_a,
+				       enum lr_broker_verdict b, const char *why_b,
+				       const char **why)
+{
+	if (b == LR_BROKER_SECRET || (b == LR_BROKER_PROTECTED && a == LR_BROKER_OK)) {
+		*why = why_b;
+		return b;
+	}
+	*why = why_a;
+	return a;
+}
+
 enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
 				       const char *path, const char **why)
 {
+	enum lr_broker_verdict v = LR_BROKER_OK;
 	size_t n = strlen(root);
 	char prefix[PATH_MAX];
 	const char *p, *runner;
 
 	*why = NULL;
-	if (!lr_path_beneath(path, root) || strlen(path) >= sizeof(prefix))
+	if (!lr_path_beneath(path, root) || strlen(path) >= sizeof(prefix)) {
+		*why = "a path the broker does not serve";
 		return LR_BROKER_PROTECTED; /* not the broker's to judge: refuse */
+	}
 	/* the holes landrun found at start (the --env-file, a hooksPath...) */
 	for (size_t i = 0; b->holes && i < b->holes->n; i++) {
 		const struct lr_hole *h = &b->holes->v[i];
 
-		if (!lr_path_beneath(path, h->path))
-			continue;
-		*why = h->why;
-		if (h->kind == LR_HOLE_SECRET)
-			return LR_BROKER_SECRET;
-		return LR_BROKER_PROTECTED;
+		if (lr_path_beneath(path, h->path))
+			v = stricter(v, *why,
+				     h->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
+				     h->why, why);
 	}
 	/* and every name beneath the root, made or not */
 	p = path + (strcmp(root, "/") ? n : 0);
-	while (*p == '/') {
+	while (*p == '/' && v != LR_BROKER_SECRET) {
 		const char *name = p + 1, *end = strchrnul(name, '/');
 		char component[NAME_MAX + 1];
 		size_t len = (size_t)(end - name);
@@ -242,16 +257,12 @@ enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *ro
 		memcpy(prefix, path, (size_t)(end - path));
 		prefix[end - path] = '\0';
 		runner = lr_protected_name(component);
-		if (runner && !allowed(&b->allowed_protected, prefix)) {
-			*why = runner;
-			return LR_BROKER_PROTECTED;
-		}
-		if (!*end && lr_secret_name(component) && !allowed(&b->allowed_secret, prefix)) {
-			*why = "a secret file";
-			return LR_BROKER_SECRET;
-		}
+		if (runner && !allowed(&b->allowed_protected, prefix))
+			v = stricter(v, *why, LR_BROKER_PROTECTED, runner, why);
+		if (!*end && lr_secret_name(component) && !allowed(&b->allowed_secret, prefix))
+			v = stricter(v, *why, LR_BROKER_SECRET, "a secret file", why);
 	}
-	return LR_BROKER_OK;
+	return v;
 }
 
 /* ---------------------------------------------------------------- starting */
@@ -772,10 +783,9 @@ static enum lr_broker_verdict judge_found(const struct lr_broker *b, const char 
 	if (!root)
 		return LR_BROKER_PROTECTED;
 	v = lr_broker_judge(b, root->path, real, why);
-	if (v == LR_BROKER_OK && in) {
-		*why = in->why;
-		return in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED;
-	}
+	if (in)
+		v = stricter(v, *why, in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
+			     in->why, why);
 	return v;
 }
 
@@ -1025,16 +1035,14 @@ static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 		close(fd);
 		return fail(EACCES);
 	}
-	if ((in = hole_inode(c->b, &st))) {
-		v = in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED;
-		why = in->why;
-	}
-	if (v == LR_BROKER_OK && fd_path(fd, real, sizeof(real)) == 0 && root_of(c->b, real))
+	if (fd_path(fd, real, sizeof(real)) == 0 && root_of(c->b, real))
 		v = lr_broker_judge(c->b, root_of(c->b, real)->path, real, &why);
-	else if (v == LR_BROKER_OK)
-		snprintf(real, sizeof(real), "%s", "(a file)");
 	else if (fd_path(fd, real, sizeof(real)) < 0)
-		snprintf(real, sizeof(real), "%s", in->path);
+		snprintf(real, sizeof(real), "%s", "(a file)");
+	if ((in = hole_inode(c->b, &st)))
+		v = stricter(v, why,
+			     in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
+			     in->why, &why);
 	if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
 		close(fd);
 		return refuse(c, write ? "writing" : "reading", real, v, why);
@@ -1512,11 +1520,13 @@ static noreturn void broker_main(struct lr_broker *b, int sock)
 			continue;
 		}
 		c.mem = proc_open((pid_t)req.pid, "mem", O_RDONLY);
-		/* the memory that was opened must be the caller's */
+		/* the memory that was opened must be the caller's; one that
+		 * cannot be read (a process made undumpable) is not served, and
+		 * where the broker opens all, its calls fail */
 		if (c.mem < 0 || !still_valid(&c)) {
 			if (c.mem >= 0)
 				close(c.mem);
-			respond(b, &req, c.mem < 0 ? cont() : fail(ENOENT));
+			respond(b, &req, c.mem >= 0 ? fail(ENOENT) : b->reads ? fail(EACCES) : cont());
 			continue;
 		}
 		respond(b, &req, serve(&c));

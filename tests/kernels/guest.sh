@@ -110,7 +110,7 @@ policy() {
 	unix) POL="$GRANTS --unix $F/out/ok.sock --deny-subprocess" ;;
 	esac
 }
-IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev fs.secrets fs.protected net.sockets net.tcp net.udp net.unix
+IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev fs.secrets fs.protected fs.broker net.sockets net.tcp net.udp net.unix
 scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
 privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.closed"
 
@@ -121,6 +121,7 @@ want_layer() {
 	case $2 in
 	fs.read | fs.write | fs.exec | fs.secrets | fs.protected) ge 1 && echo landlock || echo lost ;;
 	fs.truncate) ge 3 && echo landlock || echo lost ;;
+	fs.broker) ge 1 && echo broker || echo lost ;; # every kernel of the matrix is 5.14+
 	fs.ioctl-dev) ge 5 && echo landlock || echo lost ;;
 	net.sockets | kernel.surface | kernel.foreign-abi) echo seccomp ;;
 	net.tcp)
@@ -213,6 +214,12 @@ attack_fs_protected() { # the project's .git/config, inside a writable grant
 	control "granted write beside it" lr "$TRY" write "$F/proj/src/a" &&
 	{ lr "$TRY" write "$F/proj/.git/config"; verdict 13; }
 	printf '[core]\n\tbare = false\n' >"$F/proj/.git/config"
+}
+attack_fs_broker() { # a harness's settings made at the project's root, which holds .env and .git
+	rm -rf "$F/proj/new" "$F/proj/.claude"
+	control "a new file at the root" lr "$TRY" create "$F/proj/new" &&
+	{ lr "$TRY" mkdir "$F/proj/.claude"; verdict 13; }
+	rm -rf "$F/proj/new" "$F/proj/.claude"
 }
 attack_net_sockets() { # each kind that works outside must be refused inside
 	local op tried=

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The broker's judgement of a path (lr_broker_judge), without a kernel: the
+ * protected names at any depth, a secret's name as the last component, the
+ * holes found at start, the stricter of them, and the allowances.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "landrun/broker.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct lr_hole hole_v[] = {
+	{ .path = (char *)"/p/.vscode", .kind = LR_HOLE_PROTECTED, .why = (char *)"an editor" },
+	{ .path = (char *)"/p/config/prod.vars", .kind = LR_HOLE_SECRET, .why = (char *)"the --env-file" },
+	{ .path = (char *)"/p/tools/hooks", .kind = LR_HOLE_PROTECTED, .why = (char *)"git (core.hooksPath)" },
+};
+static struct lr_holes holes = { hole_v, ARRAY_SIZE(hole_v), 0 };
+
+static const struct {
+	const char *path;
+	enum lr_broker_verdict want;
+} cases[] = {
+	{ "/p/src/a.c", LR_BROKER_OK },
+	{ "/p/NOTES.md", LR_BROKER_OK },
+	{ "/p/node_modules/x/index.js", LR_BROKER_OK },
+	{ "/p/.env.example", LR_BROKER_OK },
+	{ "/p/.claude", LR_BROKER_PROTECTED },
+	{ "/p/.claude/settings.json", LR_BROKER_PROTECTED },
+	{ "/p/src/deep/.git", LR_BROKER_PROTECTED },
+	{ "/p/src/deep/.git/hooks/pre-commit", LR_BROKER_PROTECTED },
+	{ "/p/made/.mcp.json", LR_BROKER_PROTECTED },
+	{ "/p/tools/hooks/pre-commit", LR_BROKER_PROTECTED },
+	{ "/p/.env", LR_BROKER_SECRET },
+	{ "/p/src/.env.local", LR_BROKER_SECRET },
+	{ "/p/.envrc", LR_BROKER_SECRET },
+	{ "/p/config/prod.vars", LR_BROKER_SECRET },
+	/* a secret in a protected directory is a secret */
+	{ "/p/.vscode/.env", LR_BROKER_SECRET },
+	{ "/p/.git/.env", LR_BROKER_SECRET },
+	{ "/p/.vscode/tasks.json", LR_BROKER_PROTECTED },
+	/* not beneath the root: never the broker's to allow */
+	{ "/q/a", LR_BROKER_PROTECTED },
+	/* allowed */
+	{ "/p/sub/.git/config", LR_BROKER_OK },
+	{ "/p/keys/.env", LR_BROKER_OK },
+};
+
+Test(broker, judge)
+{
+	struct lr_broker b = { .holes = &holes };
+	const char *why;
+
+	cr_assert_eq(lr_strlist_add(&b.allowed_protected, "/p/sub/.git"), 0);
+	cr_assert_eq(lr_strlist_add(&b.allowed_secret, "/p/keys"), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum lr_broker_verdict v = lr_broker_judge(&b, "/p", cases[i].path, &why);
+
+		cr_expect_eq(v, cases[i].want, "%s: %d, want %d", cases[i].path, v, cases[i].want);
+		cr_expect(v == LR_BROKER_OK || why, "%s: no reason given", cases[i].path);
+	}
+	lr_strlist_free(&b.allowed_protected);
+	lr_strlist_free(&b.allowed_secret);
+}
+
+Test(broker, judge_at_slash)
+{
+	struct lr_broker b = { .holes = NULL };
+	const char *why;
+
+	cr_expect_eq(lr_broker_judge(&b, "/", "/x/.git", &why), LR_BROKER_PROTECTED);
+	cr_expect_eq(lr_broker_judge(&b, "/", "/x/y", &why), LR_BROKER_OK);
+}
