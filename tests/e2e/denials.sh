@@ -181,7 +181,9 @@ t_children() {
 t_secret() {
 	local P=$T/proj token=sk-test-$RANDOM$RANDOM
 	mkdir -p "$P/src" && echo "API_KEY=$token" >"$P/.env" && echo code >"$P/src/a.c" || exit 1
-	lr --report-denials --learn "$W/env.conf" --rw "$P" -- "$TRY" read "$P/.env"
+	# a read-only grant: Landlock's carving denies it, the tracer reports
+	# it (in a writable grant the broker refuses it, below)
+	lr --report-denials --learn "$W/env.conf" --ro "$P" -- "$TRY" read "$P/.env"
 	reports "a .env: kept out on purpose, --allow-dotenv with a warning" 13 \
 		"read $(re "$P/.env") \(by lr-try, pid $PID\): a secret file, kept out on purpose; --allow-dotenv $(re "$P/.env") would let the command read it \(think twice: it holds keys\)"
 	if [ -f "$W/env.conf" ] && ! grep -v '^#' "$W/env.conf" | grep -q .; then
@@ -193,6 +195,14 @@ t_secret() {
 		tap_ok "its content is in neither the report nor the file"
 	else
 		tap_not_ok "its content is in neither the report nor the file"
+	fi
+	# the broker's refusal: its own line (the tracer does not see it)
+	lr --report-denials --rw "$P" -- "$TRY" read "$P/.env"
+	if [ "$RC" = 13 ] && grep -qF "landrun: refused reading $P/.env: a secret file (--allow-dotenv $P/.env allows it)" "$W/err" &&
+		! grep -q "$token" "$W/err"; then
+		tap_ok "a .env in a writable grant: the broker refuses it, in one line"
+	else
+		tap_not_ok "a .env in a writable grant: the broker refuses it, in one line"
 	fi
 	lr --learn "$P/learned.conf" --rw "$P" -- "$TRY" exit 0
 	if [ "$RC" = 125 ] && grep -q -- "--learn $P/learned.conf: inside the writable grant" "$W/err"; then

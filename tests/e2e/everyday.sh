@@ -21,10 +21,10 @@
 #   terminal  (tmux) interactive bash with no rc-file error, less on a file
 #             and on a pipe, vim editing a file
 #   denied    reading .env, writing .git/config (beside controls)
-#   costs     what a carved project root (it holds .git and .env) costs:
-#             new entries in it cannot be made.  Each is checked as it is
-#             (denied), with the documented way out beside it (--mkdir, a
-#             subdirectory, a committed package-lock.json).
+#   the root  a project root that holds .git and .env takes new entries (the
+#             broker): npm install's node_modules and lock file, a venv,
+#             make's build/, vim's swap file; a clone made in the run is
+#             refused unless --allow-protected names it
 #
 # A tool whose Debian package is not installed is skipped, naming the package
 # (scripts/deps.sh installs them).  The private TMPDIR and HOME landrun makes
@@ -294,22 +294,17 @@ fi
 
 NPM_INSTALL=(npm install --offline --no-audit --no-fund ./vendor/tinylib-1.0.0.tgz)
 if tool npm /usr/bin/npm; then
-	lr -- "${NPM_INSTALL[@]}"
-	denied "cost: npm install cannot make node_modules at the root" \
-		"EACCES: permission denied, mkdir '$P/node_modules'"
-	outside "cost: no node_modules was made" test ! -e node_modules
-
-	# without a lock file: the lock cannot be made at the root either
+	# without a lock file: npm makes it at the root too
 	cp -a "$P" "$TMP/t/nolock" && rm "$TMP/t/nolock/package-lock.json"
-	CWD=$TMP/t/nolock lr --mkdir node_modules -- "${NPM_INSTALL[@]}"
-	denied "cost: without package-lock.json, npm install cannot make it" \
-		"EACCES: permission denied, open '$TMP/t/nolock/package-lock.json'"
-	CWD=$TMP/t/nolock lr --mkdir node_modules -- "${NPM_INSTALL[@]}" --no-package-lock
-	works "way out: npm install --no-package-lock" "1 package"
+	CWD=$TMP/t/nolock lr -- "${NPM_INSTALL[@]}"
+	works "npm install without package-lock.json makes it at the root (the broker)" \
+		"added 1 package"
+	outside "npm: the new package-lock.json has it" \
+		grep -qF '"node_modules/tinylib"' "$TMP/t/nolock/package-lock.json"
 	rm -rf "$TMP/t/nolock"
 
-	lr --mkdir node_modules -- "${NPM_INSTALL[@]}"
-	works "way out: landrun --mkdir node_modules -- npm install TARBALL" "added 1 package"
+	lr -- "${NPM_INSTALL[@]}"
+	works "npm install TARBALL makes node_modules at the root (the broker)" "added 1 package"
 	outside "npm: node_modules/tinylib is installed" test -f node_modules/tinylib/index.js
 	outside "npm: package.json depends on it" grep -qF '"tinylib": "file:vendor/' package.json
 	outside "npm: package-lock.json has it" grep -qF '"node_modules/tinylib"' package-lock.json
@@ -321,7 +316,7 @@ if tool npm /usr/bin/npm; then
 fi
 
 # ---------------------------------------------------------------------------
-# git: the project's repository is read-only, a clone made in the run is not
+# git: the project's repository is read-only, and so is a clone made in the run
 
 lr -- git status --short
 works "git status" " M README.md"
@@ -330,11 +325,16 @@ works "git diff" "README.md | 1 +"
 lr -- git log --format=%s
 works "git log" "initial"
 
-lr -- bash -c 'git clone -q . work/copy && cd work/copy &&
+# a clone made in the run is refused: its .git would run what the command
+# wrote there, for whoever uses git in it afterwards; --allow-protected names it
+lr -- git clone -q . work/refused
+denied "protected: git clone into work/ is refused (a new .git)" "refused making the directory"
+outside "git: no clone was made" test ! -e work/refused/.git
+lr --allow-protected work/copy/.git -- bash -c 'git clone -q . work/copy && cd work/copy &&
 	echo "agent line" >>README.md &&
 	git -c user.name=agent -c user.email=agent@example.invalid commit -qam "agent change" &&
 	git log --format=%s'
-works "git clone into work/, commit there, log (one run)" "agent change"
+works "git clone into work/ with --allow-protected, commit there, log (one run)" "agent change"
 outside "git: the clone's last commit is the agent's" \
 	sh -c '[ "$(git -C work/copy log -1 --format=%an:%s)" = "agent:agent change" ]'
 outside "git: the clone is clean" sh -c '[ -z "$(git -C work/copy status --porcelain)" ]'
@@ -364,11 +364,10 @@ print("tinypkg", tinypkg.add(2, 3), mimetypes.guess_type("a.json")[0])'
 	works "the venv's python imports it" "tinypkg 5 application/json"
 
 	lr -- python3 -m venv .venv
-	denied "cost: python3 -m venv .venv cannot make .venv at the root" \
-		"Permission denied: '$P/.venv'"
-	lr --mkdir .venv -- python3 -m venv .venv
-	works "way out: landrun --mkdir .venv -- python3 -m venv .venv"
+	works "python3 -m venv .venv at the root (the broker)"
 	outside "venv: .venv has pip" test -x .venv/bin/pip
+	lr -- .venv/bin/pip --version
+	works "the root's .venv/bin/pip runs (a script made there)" "pip "
 fi
 
 # ---------------------------------------------------------------------------
@@ -381,11 +380,10 @@ if tool make /usr/bin/make && tool gcc /usr/bin/gcc && tool libc6-dev /usr/inclu
 	lr -- ./src/hello
 	works "./src/hello, built in the project" "hello from the project"
 	lr -- make build/hello
-	denied "cost: make cannot make build/ at the root" \
-		"mkdir: cannot create directory 'build': Permission denied"
-	lr --mkdir build -- make build/hello
-	works "way out: landrun --mkdir build -- make build/hello"
+	works "make makes build/ at the root, and build/hello (the broker)"
 	outside "make: build/hello runs" sh -c '[ "$(build/hello)" = "hello from the project" ]'
+	lr -- ./build/hello
+	works "./build/hello, made at the root during a run, runs" "hello from the project"
 fi
 
 # ---------------------------------------------------------------------------
@@ -439,14 +437,10 @@ if tool tmux /usr/bin/tmux; then
 			sh -c '[ "$(tail -n1 src/notes.txt)" = "added by vim" ]'
 		outside "vim: no swap file is left" test ! -e src/.notes.txt.swp
 
-		# at the root: no swap file can be made there, vim says so (E303)
-		# and edits anyway, without one
-		tui_start vim README.md && wait_screen 'Press ENTER'
-		tui_keys Enter
-		tui_keys -l ':messages'
-		tui_keys Enter
-		assert "cost: vim README.md says it has no swap file (E303)" wait_screen '^E303: '
-		tui_keys Enter
+		# at the root too: its swap file is made there (the broker)
+		tui_start vim README.md && wait_screen '"README.md"'
+		assert "vim: opens README.md at the root with no message to confirm" \
+			screen_lacks 'Press ENTER|E[0-9]+:'
 		tui_keys G o
 		tui_keys -l 'vim at the root'
 		tui_keys Escape
