@@ -197,6 +197,11 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, "  %-9s %s: %s\n", h->kind == LR_HOLE_SECRET ? "no access" : "read-only",
 			h->path, h->why);
 	}
+	for (size_t i = 0; in->brokered && i < in->brokered->n; i++)
+		fprintf(out, "%s  %s\n",
+			i ? "" : "\nbrokered (names made, removed and renamed by landrun's broker, "
+				 "which refuses the protected and secret ones):\n",
+			in->brokered->v[i]);
 	if (in->policy->private_tmp || in->policy->private_home)
 		fprintf(out, "\nprivate directories: %s%s%s (made under /tmp at start when the command "
 			     "would get none)\n",
@@ -334,6 +339,11 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, ",\"why\":");
 		lr_json_str(out, h->why);
 		fputc('}', out);
+	}
+	fprintf(out, "],\"brokered\":[");
+	for (size_t i = 0; in->brokered && i < in->brokered->n; i++) {
+		fputs(i ? "," : "", out);
+		lr_json_str(out, in->brokered->v[i]);
 	}
 	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
 		     "\"process\":{\"deny_subprocess\":%s,\"keep_fds\":[",

@@ -885,6 +885,7 @@ int main(int argc, char **argv)
 	struct lr_plan plan;
 	struct lifetime life = { 0 };
 	struct lr_broker broker = { .sock = -1, .listener = -1 };
+	struct lr_strlist brokered = { 0 };
 	struct lr_witness witness;
 	char err[PATH_MAX + 256];
 	char *command;
@@ -931,9 +932,13 @@ int main(int argc, char **argv)
 		lr_die("%s", err);
 	egress(&policy, &features, &plan, &rules, &life, &child_env);
 	broker_served(&plan, &broker);
+	for (size_t i = 0; plan.broker && i < broker.n_roots; i++)
+		if (lr_strlist_add(&brokered, broker.roots[i].path) < 0)
+			lr_die("out of memory");
 
 	if (policy.explain != LR_EXPLAIN_NONE) {
-		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command };
+		struct lr_explain_input in = { &policy, &plan, &rules, &holes, &child_env, command,
+					       &brokered };
 
 		if (policy.explain == LR_EXPLAIN_JSON)
 			lr_explain_json(stdout, &in);
@@ -951,7 +956,7 @@ int main(int argc, char **argv)
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);
 	supervised_open(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
-						    command },
+						    command, &brokered },
 			&life, argv);
 	/* before any domain: what it lists must be listable now */
 	lr_landlock_witness_pick(&plan, &rules, &witness);

@@ -17,6 +17,7 @@ struct lr_explain_input {
 	const struct lr_holes *holes;	/* what the grants were carved around */
 	const struct lr_strlist *env;	/* the command's environment, NAME=VALUE */
 	const char *command;		/* resolved path, or NULL */
+	const struct lr_strlist *brokered;	/* the directories the broker serves, or NULL */
 };
 
 /* What will be enforced, by which layer, and what is lost.  Values of
