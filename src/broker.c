@@ -1002,6 +1002,34 @@ static int for_command(const struct call *c, const char *path, char *out, size_t
 	return 0;
 }
 
+/* PATH beneath /proc, for the command: opened by the broker where one of
+ * the command's grants gives what the open needs. */
+static struct answer proc_open_for(struct call *c, const char *path, uint64_t flags,
+				   uint64_t mode, bool write)
+{
+	uint64_t need = 0, have = 0;
+	int fd, fl;
+
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		need |= LANDLOCK_ACCESS_FS_READ_FILE;
+	if (write)
+		need |= LANDLOCK_ACCESS_FS_WRITE_FILE;
+	for (size_t i = 0; i < c->b->outer.n; i++)
+		if (c->b->outer.v[i].realpath && lr_path_beneath(path, c->b->outer.v[i].realpath))
+			have |= c->b->outer.v[i].rights;
+	if (strstr(path, "/../") || (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")) ||
+	    (need & ~have))
+		return fail(EACCES);
+	fd = open(path, (int)(flags & ~(uint64_t)(O_CLOEXEC | O_CREAT)) | O_NONBLOCK | O_NOCTTY |
+				O_CLOEXEC,
+		  (mode_t)mode);
+	if (fd < 0)
+		return fail(errno);
+	if (!(flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return opened(c, fd, write, flags);
+}
+
 /* Not the broker's to serve: in the kernel for Landlock to decide, or
  * where a carved secret is readable there (reads), by the opener, and the
  * result judged. */
@@ -1015,6 +1043,11 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 		return cont();
 	if ((fd = for_command(c, path, own, sizeof(own))) < 0)
 		return fail(-fd);
+	/* the command's own /proc entries: another process may not read them
+	 * (Landlock's ptrace rule), the broker, whose domain holds the
+	 * command's, may; where the command's grants name them */
+	if (strncmp(own, "/proc/", 6) == 0)
+		return proc_open_for(c, own, flags, mode, write);
 	fd = opener_open(c->b, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode);
 	if (fd < 0)
 		return fail(-fd);
