@@ -904,12 +904,15 @@ static int start_opener(struct lr_broker *b)
 		return -ENOMEM;
 	}
 	if (pid == 0) {
+		int keep = pair[1], bad;
+
 		close(pair[0]);
 		if (lr_ll_restrict_self(b->ruleset, b->restrict_flags) < 0 ||
+		    lr_exec_close_fds(&keep, 1, &bad) < 0 ||
+		    fcntl(keep, F_SETFD, FD_CLOEXEC) < 0 ||
 		    lr_seccomp_load_broker(err, sizeof(err)) < 0)
 			_exit(LR_EXIT_FAILURE);
-		close(b->ruleset);
-		opener_main(pair[1]);
+		opener_main(keep);
 	}
 	close(pair[1]);
 	close(b->ruleset);
