@@ -111,7 +111,7 @@ policy() {
 	esac
 }
 IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev fs.secrets fs.protected net.sockets net.tcp net.udp net.unix
-scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
+scope.abstract-unix scope.signal proc.others ipc.sysv kernel.surface kernel.foreign-abi proc.no-subprocess
 privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.closed"
 
 # ---------------------------------------------------------------- the plan, derived
@@ -122,7 +122,7 @@ want_layer() {
 	fs.read | fs.write | fs.exec | fs.secrets | fs.protected) ge 1 && echo landlock || echo lost ;;
 	fs.truncate) ge 3 && echo landlock || echo lost ;;
 	fs.ioctl-dev) ge 5 && echo landlock || echo lost ;;
-	net.sockets | kernel.surface | kernel.foreign-abi) echo seccomp ;;
+	net.sockets | kernel.surface | kernel.foreign-abi | proc.others | ipc.sysv) echo seccomp ;;
 	net.tcp)
 		if [ "$1" != tcp ]; then echo seccomp
 		elif ge 4; then echo landlock
