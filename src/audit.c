@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -280,11 +281,26 @@ char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
 	return record;
 }
 
+/* The file-size limit's soft value up to its hard one: a record is never
+ * cut by a soft limit that something lowered (the writer ignores SIGXFSZ,
+ * and a write past the hard one fails whole with EFBIG). */
+static void raise_fsize(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			return; /* (it cannot fail: the write says what does) */
+	}
+}
+
 int lr_audit_write(const struct lr_audit *a, const char *line)
 {
 	size_t len = strlen(line);
 	ssize_t n;
 
+	raise_fsize();
 	while ((n = write(a->fd, line, len)) < 0 && errno == EINTR)
 		;
 	if (n < 0)

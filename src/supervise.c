@@ -86,6 +86,39 @@ static long long start_ms(const struct lr_supervisor *sv)
 	return (long long)sv->start.tv_sec * 1000 + sv->start.tv_nsec / 1000000;
 }
 
+/*
+ * /proc, held from the start (lr_supervise_confine): the tree is walked from
+ * it, not from a path looked up at the end.  -1 before, or if it could not
+ * be opened (then "/proc" by path).
+ */
+static int proc_fd = -1;
+
+/*
+ * The supervisor's own limits, soft raised to hard: the caller's soft limits
+ * are for the command (it inherits them at the fork, before this), and
+ * whatever lowered a soft limit since (no process of the sandbox can: the
+ * filter denies prlimit64 of another pid) is undone before the supervisor's
+ * work at the end (walking /proc needs descriptors, the audit log's end
+ * record file size).  A hard limit lowered cannot be raised again: the
+ * supervisor then fails as it can (README, what confines the supervisor).
+ */
+static void hold_limits(void)
+{
+	static const int resources[] = { RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_CPU, RLIMIT_AS,
+					 RLIMIT_DATA };
+
+	for (size_t i = 0; i < sizeof(resources) / sizeof(*resources); i++) {
+		struct rlimit rl;
+
+		if (getrlimit(resources[i], &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(resources[i], &rl) < 0)
+				lr_debug("supervisor: cannot raise limit %d: %s", resources[i],
+					 strerror(errno));
+		}
+	}
+}
+
 /* Does /proc show this PID namespace (it may be the parent's)? */
 static bool proc_is_ours(void)
 {
@@ -245,9 +278,11 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	 * session of its own, which it may not as a group's leader already) */
 	if (sv->master < 0)
 		setpgid(pid, pid);
-	/* a caller's SIG_IGN would reap the command without its status, and
-	 * a closed stderr must not kill the supervisor */
-	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0) {
+	/* a caller's SIG_IGN would reap the command without its status, a
+	 * closed stderr must not kill the supervisor, nor a file-size or CPU
+	 * soft limit (a write past the first fails with EFBIG instead) */
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0 ||
+	    sigaction(SIGXFSZ, &ign, NULL) < 0 || sigaction(SIGXCPU, &ign, NULL) < 0) {
 		e = errno;
 		lr_supervise_abandon(sv);
 		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
@@ -279,6 +314,10 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 			 strerror(-r));
 		return r;
 	}
+	hold_limits();
+	/* (without /proc, or a /proc of another PID namespace, the tree is the
+	 * command's group: signal_tree) */
+	proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* its job, as a policy: read /proc, no new process, no socket */
 	lr_policy_init(&policy);
 	policy.deny_subprocess = true;
@@ -533,9 +572,10 @@ struct proc {
 };
 
 /*
- * The parent of PID, from /proc/PID/stat, or 0 if it is gone.  The kernel
- * writes that file, but the name in it is the process's own choice: the
- * fields are read after its last ')'.
+ * The parent of PID, from /proc/PID/stat, 0 if it is gone, or -errno when it
+ * cannot be read (no descriptor left: not a reason to leave it running).
+ * The kernel writes that file, but the name in it is the process's own
+ * choice: the fields are read after its last ')'.
  */
 static pid_t parent_of(pid_t pid)
 {
@@ -545,10 +585,11 @@ static pid_t parent_of(pid_t pid)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s%d/stat", proc_fd >= 0 ? "" : "/proc/", (int)pid);
+	fd = proc_fd >= 0 ? openat(proc_fd, path, O_RDONLY | O_CLOEXEC)
+			  : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -570,13 +611,19 @@ static int cmp_ppid(const void *a, const void *b)
 /* Every process in /proc with its parent, sorted by parent.  0 or -errno. */
 static int scan(struct proc **v, size_t *n)
 {
-	DIR *d = opendir("/proc");
+	int fd = proc_fd >= 0 ? openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR *d = proc_fd >= 0 ? (fd >= 0 ? fdopendir(fd) : NULL) : opendir("/proc");
 	struct dirent *e;
 
 	*v = NULL;
 	*n = 0;
-	if (!d)
-		return -errno;
+	if (!d) {
+		int r = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	while ((e = readdir(d))) {
 		struct proc *slot;
 		pid_t pid, ppid;
@@ -585,6 +632,12 @@ static int scan(struct proc **v, size_t *n)
 			continue;
 		pid = (pid_t)strtol(e->d_name, NULL, 10);
 		ppid = parent_of(pid);
+		if (ppid < 0) {
+			closedir(d);
+			free(*v);
+			*v = NULL;
+			return ppid;
+		}
 		if (!ppid)
 			continue;
 		slot = lr_array_push(v, n, sizeof(*slot));
@@ -642,6 +695,8 @@ static bool signal_one(const struct proc *p, int sig, bool cont)
 	if (fd < 0 && errno != ENOSYS)
 		return false; /* gone */
 	parent = parent_of(p->pid);
+	if (parent < 0 && fd >= 0) /* cannot tell: its pidfd names the process seen */
+		parent = p->ppid;
 	if (parent != p->ppid && parent != getpid()) {
 		if (fd >= 0)
 			close(fd);
@@ -677,6 +732,7 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, 
 			kill(target, SIGCONT);
 		return 1;
 	}
+	hold_limits();
 	if (scan(&all, &n) < 0 || !(tree = calloc(n ? n : 1, sizeof(*tree)))) {
 		/* fail towards ending: the command's group at least */
 		free(all);

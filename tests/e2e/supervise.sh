@@ -502,6 +502,62 @@ t_scope() {
 	expect "${D[1]}" 143
 }
 
+# The supervisor does not depend on limits the command could set (issue 20,
+# items 3 and 4): from inside, the command's prlimit64 of its supervisor
+# (a setsid leftover, --timeout, the audit log's end record) is denied;
+# from outside, its soft limits cut to nothing (as the same user could) do
+# not stop it either.
+last_event() { tail -n 1 "$1" | grep -o '"event":"[a-z]*"' | cut -d'"' -f4; }
+t_supervisor_limits() {
+	local D=("the command's prlimit64 of its supervisor is denied"
+		 "... and the supervisor's limits, seen outside, are unchanged"
+		 "... --timeout 1 still ends the run (124)"
+		 "... the setsid leftover is gone"
+		 "... the audit log ends with the run's cancelled record"
+		 "control: from outside, the supervisor's soft limits were cut (0 files, 1 byte)"
+		 "supervisor with 0 files and 1 byte: --timeout 1 still ends the run (124)"
+		 "... the setsid leftover is gone"
+		 "... the audit log ends with the run's cancelled record")
+	local m sup before t0 t1 log=$W/limits.jsonl
+	if ! [ -x /usr/bin/prlimit ]; then
+		for m in "${D[@]}"; do skip "$m" "needs prlimit (util-linux)"; done
+		return
+	fi
+	m=$(mark)
+	bg "${LR[@]}" --init --timeout 1 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
+		"prlimit --pid \$PPID --nofile=0:0 --fsize=1:1; echo prlimit=\$?; setsid sleep $m & sleep 30"
+	sup=$BG
+	until_ok 5 alive $m
+	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
+	fin
+	if grep -qx prlimit=1 "$W/out"; then tap_ok "${D[0]}"
+	else tap_not_ok "${D[0]}: $(cat "$W/out")"; fi
+	if ! grep -Eq ' 0 +0 | 1 +1 ' <<<"$before"; then tap_ok "${D[1]}"
+	else tap_not_ok "${D[1]}: $before"; fi
+	expect "${D[2]}" 124
+	if gone $m; then tap_ok "${D[3]}"; else tap_not_ok "${D[3]}"; kill_marked $m; fi
+	if [ "$(last_event "$log")" = cancelled ]; then tap_ok "${D[4]}"
+	else tap_not_ok "${D[4]}: $(tail -n 1 "$log" | cut -c1-200)"; fi
+
+	m=$(mark)
+	t0=$(now_ms)
+	bg "${LR[@]}" --init --timeout 2 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
+		"setsid sleep $m & sleep 30"
+	sup=$BG
+	until_ok 5 alive $m
+	prlimit --pid "$sup" --nofile=0: --fsize=1: 2>"$W/prlimit.err"
+	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
+	fin
+	t1=$(now_ms)
+	if grep -Eq '^Max open files +0 ' <<<"$before" && grep -Eq '^Max file size +1 ' <<<"$before"
+	then tap_ok "${D[5]}"; else tap_not_ok "${D[5]}: $before $(cat "$W/prlimit.err")"; fi
+	if [ "$RC" = 124 ] && [ $((t1 - t0)) -lt 5000 ]; then tap_ok "${D[6]} after $((t1 - t0)) ms"
+	else tap_not_ok "${D[6]}: got $RC after $((t1 - t0)) ms"; fi
+	if gone $m; then tap_ok "${D[7]}"; else tap_not_ok "${D[7]}"; kill_marked $m; fi
+	if [ "$(last_event "$log")" = cancelled ]; then tap_ok "${D[8]}"
+	else tap_not_ok "${D[8]}: $(tail -n 1 "$log" | cut -c1-200)"; fi
+}
+
 t_confined() {
 	local sup
 	bg "${LR[@]}" --init -- sleep 30
@@ -697,6 +753,7 @@ t_die_with_parent
 t_audit_schema
 t_audit_refused
 t_scope
+t_supervisor_limits
 t_confined
 t_no_secrets
 t_job_control
