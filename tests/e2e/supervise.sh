@@ -414,6 +414,44 @@ t_audit_refused() {
 }
 
 # The schema of the README, checked line by line.
+# The placement check looks at the file, not at its name: a bind mount that
+# shows the log's directory inside a writable grant is refused too (the
+# command replaced the started record through it).
+t_audit_bind_mount() {
+	local D=("audit: a log that a bind mount shows inside a writable grant is refused"
+		 "audit: ... and the command did not run"
+		 "control: through that mount the command rewrites the file"
+		 "control: the same log, no mount inside the grant, is accepted")
+	local ns d back=()
+	# not root: a user namespace to mount in, as its root, and a second one
+	# to be the caller again (uid $(id -u)) for landrun
+	if [ "$(id -u)" = 0 ]; then ns=(unshare --mount)
+	else
+		ns=(unshare --user --map-root-user --mount)
+		back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
+	fi
+	if ! "${ns[@]}" true 2>/dev/null; then
+		for d in "${D[@]}"; do skip "$d" "needs mount namespaces (${ns[*]} failed here)"; done
+		return
+	fi
+	mkdir -p "$W/bm/logs" "$W/bm/proj/logs" && rm -f "$W/bm/logs/"* "$W/bm/proj/ran"
+	cat >"$W/bm/run.sh" <<EOF
+mount --make-rprivate / && mount --bind "$W/bm/logs" "$W/bm/proj/logs" || exit 99
+exec ${back[*]} "\$@"
+EOF
+	run "${ns[@]}" sh "$W/bm/run.sh" "${LR[@]}" --rw "$W/bm/proj" --audit-log "$W/bm/logs/log" \
+		-- sh -c "touch $W/bm/proj/ran; echo replaced > $W/bm/proj/logs/log"
+	expect "${D[0]}" 125
+	if [ ! -e "$W/bm/proj/ran" ] && ! grep -q replaced "$W/bm/logs/log" 2>/dev/null
+	then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	run "${ns[@]}" sh "$W/bm/run.sh" "${LR[@]}" --rw "$W/bm/proj" \
+		-- sh -c "echo replaced > $W/bm/proj/logs/other"
+	if [ "$RC" = 0 ] && grep -qx replaced "$W/bm/logs/other"; then tap_ok "${D[2]}"
+	else tap_not_ok "${D[2]}"; fi
+	run "${LR[@]}" --rw "$W/bm/proj" --audit-log "$W/bm/logs/log" -- true
+	expect "${D[3]}" 0
+}
+
 t_audit_schema() {
 	python3 - "$AUD" >"$W/out" 2>"$W/err" <<'PY'
 import json, sys
@@ -752,6 +790,7 @@ t_audit_runs
 t_die_with_parent
 t_audit_schema
 t_audit_refused
+t_audit_bind_mount
 t_scope
 t_supervisor_limits
 t_confined
