@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,6 +50,127 @@ static const struct lr_grant *writable_grant(const char *path, const struct lr_f
 	return NULL;
 }
 
+/* Which writable file grant is the file ST itself (its device and inode), or NULL. */
+static const struct lr_grant *granted_inode(const struct stat *st, const struct lr_fs_rules *rules)
+{
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct lr_fs_rule *r = &rules->v[i];
+		struct stat g;
+
+		if ((r->grant->access & LR_ACCESS_RW) && !r->is_dir && fstat(r->fd, &g) == 0 &&
+		    g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+			return r->grant;
+	}
+	return NULL;
+}
+
+/* A mountinfo path, its octal escapes (\040...) undone, in place. */
+static char *unescape(char *p)
+{
+	char *w = p;
+
+	for (const char *r = p; *r; w++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = '\0';
+	return p;
+}
+
+struct mount_entry {
+	int id;
+	char dev[32];		/* major:minor, the filesystem */
+	char *root;		/* what of the filesystem it shows */
+	char *point;		/* where */
+};
+
+/* One line of /proc/self/mountinfo into M (pointing into LINE).  False if it is
+ * not one. */
+static bool parse_mount(char *line, struct mount_entry *m)
+{
+	char *save = NULL, *f[5];
+
+	for (int i = 0; i < 5; i++)
+		if (!(f[i] = strtok_r(i ? NULL : line, " ", &save)))
+			return false;
+	m->id = atoi(f[0]);
+	snprintf(m->dev, sizeof(m->dev), "%s", f[2]);
+	m->root = unescape(f[3]);
+	m->point = unescape(f[4]);
+	return true;
+}
+
+/* PATH, beneath FROM, moved beneath TO, into OUT; false if not beneath. */
+static bool rebase(const char *path, const char *from, const char *to, char *out, size_t len)
+{
+	size_t n = strlen(from);
+	const char *rest;
+
+	if (strcmp(from, "/") == 0)
+		rest = path;
+	else if (strncmp(path, from, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+		rest = path + n;
+	else
+		return false;
+	if (*rest == '/' && strcmp(to, "/") == 0)
+		to = "";
+	return (size_t)snprintf(out, len, "%s%s", to, *rest || *to ? rest : "/") < len;
+}
+
+/*
+ * The writable grant through which the file FD (at REAL, canonical) can be
+ * reached by some other name: every mount of its filesystem that shows it
+ * (bind mounts) gives it a path, and each is checked.  *G the grant, or NULL;
+ * 0, or -errno (the mounts could not be read: the caller refuses).
+ */
+static int grant_by_mounts(int fd, const char *real, const struct lr_fs_rules *rules,
+			   const struct lr_grant **g)
+{
+	char path[64], *line = NULL, fsrel[PATH_MAX], other[PATH_MAX];
+	struct mount_entry own = { .id = -1 }, m;
+	size_t cap = 0;
+	int mnt_id = -1, r = -ENOENT;
+	FILE *f;
+
+	*g = NULL;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (getline(&line, &cap, f) > 0)
+		if (sscanf(line, "mnt_id: %d", &mnt_id) == 1)
+			break;
+	fclose(f);
+	if (mnt_id < 0 || !(f = fopen("/proc/self/mountinfo", "re"))) {
+		r = mnt_id < 0 ? -ENOENT : -errno;
+		free(line);
+		return r;
+	}
+	/* first its own mount: where the file is in its filesystem */
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_mount(line, &m) && m.id == mnt_id &&
+		    rebase(real, m.point, m.root, fsrel, sizeof(fsrel))) {
+			snprintf(own.dev, sizeof(own.dev), "%s", m.dev);
+			own.id = m.id;
+			break;
+		}
+	}
+	if (own.id >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		r = 0;
+		while (!*g && getline(&line, &cap, f) > 0)
+			if (parse_mount(line, &m) && strcmp(m.dev, own.dev) == 0 &&
+			    rebase(fsrel, m.root, m.point, other, sizeof(other)))
+				*g = writable_grant(other, rules);
+	}
+	fclose(f);
+	free(line);
+	return r;
+}
+
 int lr_audit_open_file(const char *flag, const char *path, int flags,
 		       const struct lr_policy *policy, const struct lr_plan *plan,
 		       const struct lr_fs_rules *rules, char *err, size_t errlen)
@@ -57,7 +179,7 @@ int lr_audit_open_file(const char *flag, const char *path, int flags,
 	const struct lr_grant *g;
 	struct stat st;
 	ssize_t n;
-	int fd, e;
+	int fd, e, r;
 
 	/* never a FIFO, whose open would wait for a reader */
 	fd = lr_open_regular_as(path, flags | O_CREAT, 0600, &st);
@@ -87,9 +209,16 @@ int lr_audit_open_file(const char *flag, const char *path, int flags,
 		snprintf(err, errlen, "%s %s: writes are not confined on this kernel (fs.write is "
 			 "lost), so the command could rewrite it",
 			 flag, path);
-	else if ((g = writable_grant(real, rules)))
+	else if ((g = writable_grant(real, rules)) || (g = granted_inode(&st, rules)))
 		snprintf(err, errlen, "%s %s: inside the writable grant %s, where the command "
 			 "could rewrite it: put it outside the grants",
+			 flag, path, g->name);
+	else if ((r = grant_by_mounts(fd, real, rules, &g)) < 0)
+		snprintf(err, errlen, "%s %s: cannot tell where else it is mounted (%s), so it is "
+			 "refused", flag, path, strerror(-r));
+	else if (g)
+		snprintf(err, errlen, "%s %s: a mount shows it inside the writable grant %s, where "
+			 "the command could rewrite it: put it outside the grants",
 			 flag, path, g->name);
 	else
 		e = 0;
@@ -219,8 +348,69 @@ char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *o, int s
 	return finish(out, &buf);
 }
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	if (!s)
+		return (h ^ 0xffu) * 0x100000001b3ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xfeu) * 0x100000001b3ULL; /* the end of a field */
+}
+
+uint64_t lr_audit_egress_key(const char *decision, const char *request, const char *host,
+			     unsigned port, const char *reason)
+{
+	char p[16];
+
+	snprintf(p, sizeof(p), "%u", port);
+	return fnv(fnv(fnv(fnv(fnv(0xcbf29ce484222325ULL, decision), request), host), p), reason);
+}
+
+unsigned long lr_audit_repeat(struct lr_audit_bound *b, uint64_t key)
+{
+	unsigned long c;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->seen[i].key != key)
+			continue;
+		c = ++b->seen[i].count;
+		return (c & (c - 1)) == 0 ? c : 0;
+	}
+	if (b->n < LR_AUDIT_KEYS) {
+		b->seen[b->n].key = key;
+		b->seen[b->n++].count = 1;
+	}
+	return 1;
+}
+
+enum lr_audit_room lr_audit_room(struct lr_audit_bound *b, size_t len)
+{
+	if (b->capped)
+		return LR_AUDIT_FULL;
+	if (len > LR_AUDIT_EGRESS_CAP - b->bytes) {
+		b->capped = true;
+		return LR_AUDIT_CAP_NOW;
+	}
+	b->bytes += len;
+	return LR_AUDIT_ROOM;
+}
+
+char *lr_audit_capped(const struct lr_audit *a, size_t cap)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	head(out, a, "capped", getpid());
+	fprintf(out, ",\"what\":\"egress\",\"cap_bytes\":%zu", cap);
+	return finish(out, &buf);
+}
+
 char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char *request,
-		      const char *host, unsigned port, const char *address, const char *reason)
+		      const char *host, unsigned port, const char *address, const char *reason,
+		      unsigned long count)
 {
 	char *buf = NULL;
 	size_t len;
@@ -243,6 +433,7 @@ char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char
 	lr_json_str(out, address);
 	fputs(",\"reason\":", out);
 	lr_json_str(out, reason);
+	fprintf(out, ",\"count\":%lu", count);
 	return finish(out, &buf);
 }
 
@@ -280,11 +471,26 @@ char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
 	return record;
 }
 
+/* The file-size limit's soft value up to its hard one: a record is never
+ * cut by a soft limit that something lowered (the writer ignores SIGXFSZ,
+ * and a write past the hard one fails whole with EFBIG). */
+static void raise_fsize(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			return; /* (it cannot fail: the write says what does) */
+	}
+}
+
 int lr_audit_write(const struct lr_audit *a, const char *line)
 {
 	size_t len = strlen(line);
 	ssize_t n;
 
+	raise_fsize();
 	while ((n = write(a->fd, line, len)) < 0 && errno == EINTR)
 		;
 	if (n < 0)

@@ -60,6 +60,8 @@ const char lr_cli_usage[] =
 	"Process:\n"
 	"  --keep-fd N                keep file descriptor N open (0, 1, 2 always are)\n"
 	"  --deny-subprocess          the command can create no new process (threads work)\n"
+	"  --allow-sysv-ipc           allow SysV shared memory, message queues and\n"
+	"                             semaphores: the system's, not the sandbox's own\n"
 	"  --user USER[:GROUP]        started as root: run the command as USER (a name in\n"
 	"                             /etc/passwd, or a number) and GROUP (default: USER's),\n"
 	"                             with no other group; as uid 0 it may not chmod or chown\n"

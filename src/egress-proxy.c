@@ -113,11 +113,16 @@ struct decision {
 
 /* Every decision goes through here: one line at --log-level info, and one
  * record in the run's --audit-log when there is one. */
+static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lr_audit_bound audit_bound;
+
 static void decided(const struct decision *d)
 {
 	const char *detail = d->address ? d->address : d->reason;
 	bool v6 = d->host && strchr(d->host, ':');
+	unsigned long count;
 	char *rec;
+	int r = 0;
 
 	if (d->host)
 		say(LR_LOG_INFO, "%s %s %s%s%s:%u%s%s", d->verdict, d->request, v6 ? "[" : "", d->host,
@@ -127,10 +132,32 @@ static void decided(const struct decision *d)
 		    detail ? ": " : "", detail ? detail : "");
 	if (H.audit.fd < 0)
 		return;
-	rec = lr_audit_egress(&H.audit, d->verdict, d->request, d->host, d->port, d->address,
-			      d->reason);
-	if (!rec || lr_audit_write(&H.audit, rec) < 0)
-		say(LR_LOG_ERROR, "cannot write to the audit log: %s", rec ? strerror(errno) : "out of memory");
+	/* bounded (audit.h): repeats summarised, a cap for the run */
+	pthread_mutex_lock(&audit_lock);
+	count = lr_audit_repeat(&audit_bound, lr_audit_egress_key(d->verdict, d->request, d->host,
+								   d->port, d->reason));
+	rec = !count ? NULL
+		     : lr_audit_egress(&H.audit, d->verdict, d->request, d->host, d->port,
+				       d->address, d->reason, count);
+	if (rec) {
+		switch (lr_audit_room(&audit_bound, strlen(rec))) {
+		case LR_AUDIT_ROOM:
+			break;
+		case LR_AUDIT_CAP_NOW:
+			free(rec);
+			rec = lr_audit_capped(&H.audit, LR_AUDIT_EGRESS_CAP);
+			break;
+		case LR_AUDIT_FULL:
+			free(rec);
+			rec = NULL;
+			count = 0;
+			break;
+		}
+	}
+	if (count && (!rec || (r = lr_audit_write(&H.audit, rec)) < 0))
+		say(LR_LOG_ERROR, "cannot write to the audit log: %s",
+		    rec ? strerror(-r) : "out of memory");
+	pthread_mutex_unlock(&audit_lock);
 	free(rec);
 }
 

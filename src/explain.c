@@ -346,11 +346,12 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 		lr_json_str(out, in->brokered->v[i]);
 	}
 	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
-		     "\"process\":{\"deny_subprocess\":%s,\"keep_fds\":[",
+		     "\"process\":{\"deny_subprocess\":%s,\"allow_sysv_ipc\":%s,\"keep_fds\":[",
 		in->policy->unrestricted_fs ? "true" : "false",
 		in->policy->private_tmp ? "true" : "false",
 		in->policy->private_home ? "true" : "false",
-		in->policy->deny_subprocess ? "true" : "false");
+		in->policy->deny_subprocess ? "true" : "false",
+		in->policy->allow_sysv_ipc ? "true" : "false");
 	for (size_t i = 0; i < in->policy->n_keep_fds; i++)
 		fprintf(out, "%s%d", i ? "," : "", in->policy->keep_fds[i]);
 	fprintf(out, "],\"uid\":%u,\"gid\":%u,\"switch_user\":%s},\"network\":",

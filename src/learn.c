@@ -643,7 +643,16 @@ static int advise_call(const struct lr_denial *d, const struct lr_learn_context 
 	    when == LR_SECCOMP_NO_SUBPROCESS)
 		return note(a, format("proc.no-subprocess: --deny-subprocess forbids new "
 				      "processes"));
+	if (strncmp(name, "sched_set", 9) == 0 || strstr(name, "priority") ||
+	    strncmp(name, "ioprio_", 7) == 0 || strcmp(name, "prlimit64") == 0 ||
+	    strcmp(name, "migrate_pages") == 0 || strcmp(name, "move_pages") == 0 ||
+	    strcmp(name, "get_robust_list") == 0)
+		return note(a, format("proc.others: only the calling process itself (pid 0) may "
+				      "be named; no flag allows another"));
 	switch (when) {
+	case LR_SECCOMP_NO_SYSV_IPC:
+		return note(a, format("ipc.sysv: --allow-sysv-ipc allows it, and with it every "
+				      "SysV object of the system that the user may reach"));
 	case LR_SECCOMP_NO_LISTEN:
 		return note(a, format("net.tcp: listen needs --bind-tcp PORT"));
 	case LR_SECCOMP_ROOT_METADATA:

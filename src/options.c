@@ -16,6 +16,7 @@ const struct lr_option lr_options[] = {
 	{ "allow-domain", LR_OPT_ALLOW_DOMAIN, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "allow-protected", LR_OPT_ALLOW_PROTECTED, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "allow-sysv-ipc", LR_OPT_ALLOW_SYSV_IPC, LR_ARG_NONE, 0 },
 	{ "audit-log", LR_OPT_AUDIT_LOG, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "best-effort", LR_OPT_BEST_EFFORT, LR_ARG_NONE, 0 },
 	{ "bind-tcp", LR_OPT_BIND_TCP, LR_ARG_REQUIRED, LR_OPTF_LIST },
@@ -378,6 +379,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_DENY_SUBPROCESS:
 		p->deny_subprocess = true;
+		break;
+	case LR_OPT_ALLOW_SYSV_IPC:
+		p->allow_sysv_ipc = true;
 		break;
 	case LR_OPT_USER:
 		/* the last one wins, as for --on-unsupported: the command line

@@ -83,6 +83,15 @@ static const struct {
 	[LR_PROT_SCOPE_SIGNAL] = { { "scope.signal",
 		"signalling processes outside the sandbox is denied",
 		"Landlock ABI 6 (Linux 6.12+)" } },
+	[LR_PROT_PROC_OTHERS] = { { "proc.others",
+		"the limits, priority, scheduling, I/O priority and memory of other processes "
+		"(by pid, process group or user) can be neither changed nor read: prlimit64, "
+		"setpriority, sched_set*, ioprio_set and the like act only on the caller (pid 0)",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
+	[LR_PROT_IPC_SYSV] = { { "ipc.sysv",
+		"SysV shared memory, message queues and semaphores (shmget, msgget, semget...), "
+		"which are the whole system's and which Landlock does not cover, are denied",
+		"seccomp filters (CONFIG_SECCOMP_FILTER)" } },
 	[LR_PROT_KERNEL_SURFACE] = { { "kernel.surface",
 		"io_uring, namespaces, mounts, ptrace, bpf, keyrings, perf, module and clock calls, "
 		"TIOCSTI and TIOCLINUX are denied",
@@ -225,6 +234,9 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	set_row(plan, LR_PROT_SCOPE_SIGNAL, !policy->unrestricted_scoped,
 		ll_scopes ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
 
+	set_row(plan, LR_PROT_PROC_OTHERS, true, seccomp);
+	plan->deny_sysv_ipc = !policy->allow_sysv_ipc;
+	set_row(plan, LR_PROT_IPC_SYSV, !policy->allow_sysv_ipc, seccomp);
 	set_row(plan, LR_PROT_KERNEL_SURFACE, true, seccomp);
 	set_row(plan, LR_PROT_KERNEL_FOREIGN_ABI, true, seccomp);
 	set_row(plan, LR_PROT_NO_SUBPROCESS, policy->deny_subprocess, seccomp);

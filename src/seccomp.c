@@ -350,6 +350,50 @@ static void deny_exec(struct filter *f)
 	deny_if(f, EPERM, "execveat", 0, NULL);
 }
 
+/*
+ * Calls that act on another process by pid, process group or user: its
+ * limits, priority, scheduling, I/O priority and memory.  Landlock's signal
+ * scope does not cover them, and seccomp cannot know which pids are the
+ * sandbox's, so only the caller itself is allowed, as pid 0 (who 0 of
+ * PRIO_PROCESS, IOPRIO_WHO_PROCESS), which is what libc's setrlimit, nice,
+ * sched_setaffinity(0, ...) and the tools run on themselves pass.  0 is the
+ * one value allowed, so all 64 bits are compared.  The sched_get* family
+ * only reads, and threads libraries call it with a thread id: allowed.
+ */
+static void deny_other_processes(struct filter *f)
+{
+	static const struct {
+		const char *name;
+		int kind;	/* argument with the kind (PRIO_*, IOPRIO_WHO_*), or -1 */
+		uint64_t self;	/* the kind that names a process */
+		unsigned who;	/* argument with the pid */
+	} calls[] = {
+		{ "prlimit64", -1, 0, 0 },
+		{ "setpriority", 0, 0 /* PRIO_PROCESS */, 1 },
+		{ "getpriority", 0, 0 /* PRIO_PROCESS */, 1 },
+		{ "ioprio_set", 0, 1 /* IOPRIO_WHO_PROCESS */, 1 },
+		{ "ioprio_get", 0, 1 /* IOPRIO_WHO_PROCESS */, 1 },
+		{ "sched_setaffinity", -1, 0, 0 },
+		{ "sched_setscheduler", -1, 0, 0 },
+		{ "sched_setparam", -1, 0, 0 },
+		{ "sched_setattr", -1, 0, 0 },
+		{ "migrate_pages", -1, 0, 0 },
+		{ "move_pages", -1, 0, 0 },
+		{ "get_robust_list", -1, 0, 0 },
+	};
+	struct scmp_arg_cmp cmp;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++) {
+		cmp = (struct scmp_arg_cmp){ .arg = calls[i].who, .op = SCMP_CMP_NE, .datum_a = 0 };
+		deny_if(f, EPERM, calls[i].name, 1, &cmp);
+		if (calls[i].kind < 0)
+			continue;
+		cmp = (struct scmp_arg_cmp){ .arg = (unsigned)calls[i].kind, .op = SCMP_CMP_NE,
+					     .datum_a = calls[i].self };
+		deny_if(f, EPERM, calls[i].name, 1, &cmp);
+	}
+}
+
 static void deny_subprocess(struct filter *f)
 {
 	struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -359,11 +403,21 @@ static void deny_subprocess(struct filter *f)
 
 #define ALWAYS(err, name) { name, 0, err, LR_SECCOMP_ALWAYS }
 #define ROOT(name) { name, 0, EPERM, LR_SECCOMP_ROOT_METADATA }
+#define SYSV(name) { name, 0, EPERM, LR_SECCOMP_NO_SYSV_IPC }
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
 	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER }, ALWAYS(EPERM, "process_vm_readv"),
 	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
+	/* another process's memory and resources, by pidfd or pid (and the
+	 * pid-0 forms of the calls in deny_other_processes) */
+	ALWAYS(EPERM, "process_madvise"), ALWAYS(EPERM, "process_mrelease"),
+	ALWAYS(EPERM, "kcmp"),
+	/* SysV IPC: its objects are the whole IPC namespace's, reached by key
+	 * or id, and no Landlock rule covers them (--allow-sysv-ipc) */
+	SYSV("shmget"), SYSV("shmat"), SYSV("shmdt"), SYSV("shmctl"), SYSV("msgget"),
+	SYSV("msgsnd"), SYSV("msgrcv"), SYSV("msgctl"), SYSV("semget"), SYSV("semop"),
+	SYSV("semtimedop"), SYSV("semctl"), SYSV("ipc"),
 	/* namespaces */
 	ALWAYS(EPERM, "unshare"), ALWAYS(EPERM, "setns"),
 	/* the mount family */
@@ -433,6 +487,8 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_terminal;
 	case LR_SECCOMP_NOT_TRACER:
 		return !plan->tracer;
+	case LR_SECCOMP_NO_SYSV_IPC:
+		return plan->deny_sysv_ipc;
 	}
 	return true;
 }
@@ -486,6 +542,7 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 			add(&f, SCMP_ACT_ERRNO((uint32_t)c->err), c->name, c->nr, 0, NULL);
 	}
 	deny_kernel_surface(&f);
+	deny_other_processes(&f);
 	if (plan->net.restricted)
 		deny_sockets(&f, &plan->net);
 	if (plan->deny_subprocess)
@@ -580,6 +637,7 @@ scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
 	plan.net = (struct lr_seccomp_net){ .restricted = true, .tcp = true, .udp = true };
 	plan.deny_subprocess = true;
 	plan.deny_changes = true;
+	plan.deny_sysv_ipc = true;
 	return lr_seccomp_build(&plan, err, errlen);
 }
 
@@ -614,6 +672,7 @@ scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen)
 	plan.deny_root_metadata = true;
 	plan.tracer = true;
 	plan.deny_changes = true;
+	plan.deny_sysv_ipc = true;
 	return lr_seccomp_build(&plan, err, errlen);
 }
 

@@ -86,6 +86,39 @@ static long long start_ms(const struct lr_supervisor *sv)
 	return (long long)sv->start.tv_sec * 1000 + sv->start.tv_nsec / 1000000;
 }
 
+/*
+ * /proc, held from the start (lr_supervise_confine): the tree is walked from
+ * it, not from a path looked up at the end.  -1 before, or if it could not
+ * be opened (then "/proc" by path).
+ */
+static int proc_fd = -1;
+
+/*
+ * The supervisor's own limits, soft raised to hard: the caller's soft limits
+ * are for the command (it inherits them at the fork, before this), and
+ * whatever lowered a soft limit since (no process of the sandbox can: the
+ * filter denies prlimit64 of another pid) is undone before the supervisor's
+ * work at the end (walking /proc needs descriptors, the audit log's end
+ * record file size).  A hard limit lowered cannot be raised again: the
+ * supervisor then fails as it can (README, what confines the supervisor).
+ */
+static void hold_limits(void)
+{
+	static const int resources[] = { RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_CPU, RLIMIT_AS,
+					 RLIMIT_DATA };
+
+	for (size_t i = 0; i < sizeof(resources) / sizeof(*resources); i++) {
+		struct rlimit rl;
+
+		if (getrlimit(resources[i], &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(resources[i], &rl) < 0)
+				lr_debug("supervisor: cannot raise limit %d: %s", resources[i],
+					 strerror(errno));
+		}
+	}
+}
+
 /* Does /proc show this PID namespace (it may be the parent's)? */
 static bool proc_is_ours(void)
 {
@@ -103,6 +136,56 @@ bool lr_supervise_has_terminal(void)
 	return isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO);
 }
 
+/* Each direction's buffer: what one side wrote and the other has not taken. */
+#define RELAY_BUF 65536
+/* When the command has ended: how long what it wrote last is still shown. */
+#define DRAIN_MS 200
+
+struct lr_relay_buf {
+	size_t len;
+	char data[RELAY_BUF];
+};
+
+/*
+ * --pty: the relay's side of things: the master non-blocking; the user's
+ * terminal opened anew, non-blocking (the shell's description keeps its
+ * flags), or where it cannot be (another user's terminal), made
+ * non-blocking until end_pty; the two buffers.  0 or -errno.
+ */
+static int open_relay(struct lr_supervisor *sv)
+{
+	char path[32];
+	int fl = fcntl(sv->master, F_GETFL);
+
+	if (fl < 0 || fcntl(sv->master, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", sv->term);
+	sv->term_fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (sv->term_fd < 0 || !isatty(sv->term_fd)) {
+		if (sv->term_fd >= 0)
+			close(sv->term_fd);
+		if ((fl = fcntl(sv->term, F_GETFL)) < 0 ||
+		    fcntl(sv->term, F_SETFL, fl | O_NONBLOCK) < 0)
+			return -errno;
+		sv->term_flags = fl;
+		sv->term_fd = sv->term;
+	}
+	sv->to_term = calloc(1, sizeof(*sv->to_term));
+	sv->to_pty = calloc(1, sizeof(*sv->to_pty));
+	if (!sv->to_term || !sv->to_pty) {
+		free(sv->to_term);
+		free(sv->to_pty);
+		sv->to_term = sv->to_pty = NULL;
+		if (sv->term_fd != sv->term)
+			close(sv->term_fd);
+		else if (fcntl(sv->term, F_SETFL, sv->term_flags) == 0)
+			sv->term_flags = -1;
+		sv->term_fd = -1;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* --pty: a new pseudo-terminal in the mode and size of the user's (the first
  * of fd 0, 1, 2 that is a terminal).  Its slave in *SLAVE; 0 or -errno. */
 static int open_pty(struct lr_supervisor *sv, int *slave)
@@ -111,6 +194,9 @@ static int open_pty(struct lr_supervisor *sv, int *slave)
 	int e;
 
 	sv->term = -1;
+	sv->term_fd = -1;
+	sv->term_flags = -1;
+	sv->term_gone = false;
 	for (int fd = 0; fd < 3 && sv->term < 0; fd++)
 		if (isatty(fd))
 			sv->term = fd;
@@ -126,6 +212,12 @@ static int open_pty(struct lr_supervisor *sv, int *slave)
 	    (ioctl(sv->term, TIOCGWINSZ, &ws) == 0 && ioctl(*slave, TIOCSWINSZ, &ws) < 0)) {
 		close(*slave);
 		goto fail;
+	}
+	if ((e = open_relay(sv)) < 0) {
+		close(*slave);
+		close(sv->master);
+		sv->master = -1;
+		return e;
 	}
 	return 0;
 fail:
@@ -156,8 +248,9 @@ static void set_raw(struct lr_supervisor *sv, bool raw)
 		return;
 	if (raw)
 		cfmakeraw(&t);
-	/* from the background, the shell owns the terminal: leave it */
-	if (tcsetattr(sv->term, TCSADRAIN, &t) == 0 || !raw)
+	/* TCSANOW: TCSADRAIN would wait for a terminal that may not read;
+	 * from the background, the shell owns the terminal: leave it */
+	if (tcsetattr(sv->term, TCSANOW, &t) == 0 || !raw)
 		sv->raw = raw;
 }
 
@@ -217,6 +310,9 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 		if (sv->master >= 0) {
 			close(sv->master);
 			sv->master = -1;
+			if (sv->term_fd >= 0 && sv->term_fd != sv->term)
+				close(sv->term_fd);
+			sv->term_fd = -1;
 			if (!take_pty(slave)) {
 				dprintf(STDERR_FILENO, "landrun: --pty: cannot take the new "
 						       "pseudo-terminal: %s\n", strerror(errno));
@@ -245,9 +341,11 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	 * session of its own, which it may not as a group's leader already) */
 	if (sv->master < 0)
 		setpgid(pid, pid);
-	/* a caller's SIG_IGN would reap the command without its status, and
-	 * a closed stderr must not kill the supervisor */
-	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0) {
+	/* a caller's SIG_IGN would reap the command without its status, a
+	 * closed stderr must not kill the supervisor, nor a file-size or CPU
+	 * soft limit (a write past the first fails with EFBIG instead) */
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0 ||
+	    sigaction(SIGXFSZ, &ign, NULL) < 0 || sigaction(SIGXCPU, &ign, NULL) < 0) {
 		e = errno;
 		lr_supervise_abandon(sv);
 		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
@@ -265,7 +363,7 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	struct lr_plan plan;
 	int fds[8], bad, r;
 
-	if (n + 2 >= sizeof(fds) / sizeof(*fds))
+	if (n + 3 >= sizeof(fds) / sizeof(*fds))
 		return -EINVAL;
 	if (n)
 		memcpy(fds, keep, n * sizeof(*fds));
@@ -273,12 +371,18 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 		fds[n++] = sv->sock;
 	if (sv->master >= 0)
 		fds[n++] = sv->master;
+	if (sv->master >= 0 && sv->term_fd > 2)
+		fds[n++] = sv->term_fd;
 	r = lr_exec_close_fds(fds, n, &bad);
 	if (r < 0) {
 		snprintf(err, errlen, "supervisor: cannot close file descriptors: %s",
 			 strerror(-r));
 		return r;
 	}
+	hold_limits();
+	/* (without /proc, or a /proc of another PID namespace, the tree is the
+	 * command's group: signal_tree) */
+	proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* its job, as a policy: read /proc, no new process, no socket */
 	lr_policy_init(&policy);
 	policy.deny_subprocess = true;
@@ -534,9 +638,10 @@ struct proc {
 };
 
 /*
- * The parent of PID, from /proc/PID/stat, or 0 if it is gone.  The kernel
- * writes that file, but the name in it is the process's own choice: the
- * fields are read after its last ')'.
+ * The parent of PID, from /proc/PID/stat, 0 if it is gone, or -errno when it
+ * cannot be read (no descriptor left: not a reason to leave it running).
+ * The kernel writes that file, but the name in it is the process's own
+ * choice: the fields are read after its last ')'.
  */
 static pid_t parent_of(pid_t pid)
 {
@@ -546,10 +651,11 @@ static pid_t parent_of(pid_t pid)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s%d/stat", proc_fd >= 0 ? "" : "/proc/", (int)pid);
+	fd = proc_fd >= 0 ? openat(proc_fd, path, O_RDONLY | O_CLOEXEC)
+			  : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -571,13 +677,19 @@ static int cmp_ppid(const void *a, const void *b)
 /* Every process in /proc with its parent, sorted by parent.  0 or -errno. */
 static int scan(struct proc **v, size_t *n)
 {
-	DIR *d = opendir("/proc");
+	int fd = proc_fd >= 0 ? openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR *d = proc_fd >= 0 ? (fd >= 0 ? fdopendir(fd) : NULL) : opendir("/proc");
 	struct dirent *e;
 
 	*v = NULL;
 	*n = 0;
-	if (!d)
-		return -errno;
+	if (!d) {
+		int r = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	while ((e = readdir(d))) {
 		struct proc *slot;
 		pid_t pid, ppid;
@@ -586,6 +698,12 @@ static int scan(struct proc **v, size_t *n)
 			continue;
 		pid = (pid_t)strtol(e->d_name, NULL, 10);
 		ppid = parent_of(pid);
+		if (ppid < 0) {
+			closedir(d);
+			free(*v);
+			*v = NULL;
+			return ppid;
+		}
 		if (!ppid)
 			continue;
 		slot = lr_array_push(v, n, sizeof(*slot));
@@ -643,6 +761,8 @@ static bool signal_one(const struct proc *p, int sig, bool cont)
 	if (fd < 0 && errno != ENOSYS)
 		return false; /* gone */
 	parent = parent_of(p->pid);
+	if (parent < 0 && fd >= 0) /* cannot tell: its pidfd names the process seen */
+		parent = p->ppid;
 	if (parent != p->ppid && parent != getpid()) {
 		if (fd >= 0)
 			close(fd);
@@ -699,6 +819,7 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, 
 			kill(target, SIGCONT);
 		return 1;
 	}
+	hold_limits();
 	if (scan(&all, &n) < 0 || !(tree = calloc(n ? n : 1, sizeof(*tree)))) {
 		/* fail towards ending: the command's group at least */
 		free(all);
@@ -715,36 +836,35 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, 
 
 /* ---------------------------------------------------------------- the pty */
 
-#define RELAY_CHUNK 65536
-/* When the command has ended: how long what it wrote last is still shown. */
-#define DRAIN_MS 200
-
-/* Write all of BUF to FD (a terminal, or the pty's master).  False if it
- * cannot be (closed). */
-static bool write_all(int fd, const char *buf, size_t len)
+/* Read what FROM has into B, as far as there is room.  False when FROM is
+ * done (EOF, EIO: every descriptor of the pty's slave is closed). */
+static bool fill(int from, struct lr_relay_buf *b)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-/* Move what one side has to the other; false when that side is done. */
-static bool relay(int from, int to)
-{
-	char buf[RELAY_CHUNK];
-	ssize_t n = read(from, buf, sizeof(buf));
+	ssize_t n = read(from, b->data + b->len, sizeof(b->data) - b->len);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
-	return n > 0 && write_all(to, buf, (size_t)n);
+	if (n <= 0)
+		return false;
+	b->len += (size_t)n;
+	return true;
+}
+
+/* Write what B holds to TO, as far as TO takes it now.  False when TO is
+ * gone (B is then emptied: nobody will take it). */
+static bool flush(int to, struct lr_relay_buf *b)
+{
+	ssize_t n = write(to, b->data, b->len);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0) {
+		b->len = 0;
+		return false;
+	}
+	b->len -= (size_t)n;
+	memmove(b->data, b->data + n, b->len);
+	return true;
 }
 
 /* The user's terminal's size, to the pty (whose foreground gets SIGWINCH). */
@@ -759,18 +879,26 @@ static void pass_size(const struct lr_supervisor *sv)
 /*
  * With a pty, wait for a signal of WAITED (its number), for data to relay
  * (moved: 0), or until WAIT (-1, EAGAIN).  What is typed is read only from
- * fd 0, and only while it is the terminal.
+ * fd 0, and only while it is the terminal; a side is read only while there
+ * is room for what it gives, and written only while it takes it: nothing
+ * here waits for the command or for the terminal.
  */
 static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait)
 {
-	struct pollfd fds[3] = {
+	struct lr_relay_buf *out = sv->to_term, *in = sv->to_pty;
+	bool out_room = out->len < sizeof(out->data), typing = sv->term == STDIN_FILENO && sv->raw;
+	struct pollfd fds[4] = {
 		{ sigfd, POLLIN, 0 },
-		{ sv->master_eof ? -1 : sv->master, POLLIN, 0 },
-		{ sv->term == STDIN_FILENO && sv->raw ? STDIN_FILENO : -1, POLLIN, 0 },
+		/* (a master without room and without input to take is left out:
+		 * its POLLHUP would wake the loop for nothing) */
+		{ sv->master_eof || (!out_room && !in->len) ? -1 : sv->master,
+		  (short)((out_room ? POLLIN : 0) | (in->len ? POLLOUT : 0)), 0 },
+		{ typing && in->len < sizeof(in->data) ? sv->term_fd : -1, POLLIN, 0 },
+		{ out->len ? sv->term_fd : -1, POLLOUT, 0 },
 	};
 	int timeout = wait ? (int)(wait->tv_sec * 1000 + wait->tv_nsec / 1000000) : -1;
 	struct signalfd_siginfo si;
-	int n = poll(fds, 3, timeout);
+	int n = poll(fds, 4, timeout);
 
 	if (n < 0)
 		return -1;
@@ -778,32 +906,57 @@ static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait
 		errno = EAGAIN;
 		return -1;
 	}
-	/* EIO: every descriptor of the pty's slave is closed (for now) */
-	if (fds[1].revents && !relay(sv->master, sv->term))
+	if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) && out_room && !fill(sv->master, out))
 		sv->master_eof = true;
-	if (fds[2].revents && !relay(STDIN_FILENO, sv->master))
+	/* (POLLHUP with input to take: the write fails, and drops it) */
+	if ((fds[1].revents & (POLLOUT | POLLHUP | POLLERR)) && in->len)
+		flush(sv->master, in);
+	if (fds[2].revents && !fill(sv->term_fd, in))
 		set_raw(sv, false); /* the terminal is gone: stop reading it */
+	if (fds[3].revents && !flush(sv->term_fd, out))
+		sv->term_gone = true;
+	if (sv->term_gone)
+		out->len = 0; /* nobody shows it: the command must not wait for that */
 	if (fds[0].revents && read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		return (int)si.ssi_signo;
 	return 0;
 }
 
-/* The command has ended: show what it wrote last, then close the pty, so
- * that nothing it left behind reads what is typed from now on, and give the
- * terminal its mode back. */
+/* The command has ended: show what it wrote last (for DRAIN_MS at most, and
+ * what the terminal does not take by then is dropped), then close the pty,
+ * so that nothing it left behind reads what is typed from now on; throw away
+ * what was typed and not taken (answers to the command's last queries
+ * among it), and give the terminal its mode back. */
 static void end_pty(struct lr_supervisor *sv)
 {
 	long long until = now_ms() + DRAIN_MS;
+	struct lr_relay_buf *out = sv->to_term;
 
 	if (sv->master < 0)
 		return;
-	set_raw(sv, false);
-	for (long long now = now_ms(); now < until; now = now_ms()) {
-		struct pollfd p = { sv->master, POLLIN, 0 };
+	for (long long now = now_ms(); now < until && !sv->term_gone; now = now_ms()) {
+		bool room = out->len < sizeof(out->data);
+		struct pollfd p[2] = {
+			{ sv->master_eof || !room ? -1 : sv->master, POLLIN, 0 },
+			{ out->len ? sv->term_fd : -1, POLLOUT, 0 },
+		};
 
-		if (poll(&p, 1, (int)(until - now)) <= 0 || !relay(sv->master, sv->term))
+		if (p[0].fd < 0 && p[1].fd < 0)
 			break;
+		if (poll(p, 2, (int)(until - now)) <= 0)
+			break;
+		if (p[0].revents && !fill(sv->master, out))
+			sv->master_eof = true;
+		if (p[1].revents && !flush(sv->term_fd, out))
+			sv->term_gone = true;
 	}
+	out->len = 0;
+	sv->to_pty->len = 0;
+	if (sv->term == STDIN_FILENO && sv->raw)
+		tcflush(sv->term_fd, TCIFLUSH);
+	set_raw(sv, false);
+	if (sv->term_flags >= 0 && fcntl(sv->term, F_SETFL, sv->term_flags) == 0)
+		sv->term_flags = -1;
 	close(sv->master);
 	sv->master = -1;
 }

@@ -31,6 +31,8 @@ enum lr_prot {
 	LR_PROT_NET_EGRESS,
 	LR_PROT_SCOPE_ABSTRACT_UNIX,
 	LR_PROT_SCOPE_SIGNAL,
+	LR_PROT_PROC_OTHERS,
+	LR_PROT_IPC_SYSV,
 	LR_PROT_KERNEL_SURFACE,
 	LR_PROT_KERNEL_FOREIGN_ABI,
 	LR_PROT_NO_SUBPROCESS,
@@ -101,6 +103,7 @@ struct lr_plan {
 	bool deny_subprocess;
 	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
 	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
+	bool deny_sysv_ipc;	/* shmget, msgget, semget... (no --allow-sysv-ipc) */
 	bool tracer;		/* the filter of landrun's tracer itself (--report-denials):
 				 * ptrace allowed */
 	bool deny_changes;	/* landrun's tracer or egress helper: no file changed,

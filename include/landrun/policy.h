@@ -149,6 +149,7 @@ struct lr_policy {
 	bool unrestricted_net;
 	bool unrestricted_scoped;
 	bool deny_subprocess;
+	bool allow_sysv_ipc;	/* SysV shm, message queues and semaphores (the host's) */
 	bool pty;		/* relay the terminal through a new pty (a supervisor) */
 	bool private_tmp;	/* a new TMPDIR when the command would get none */
 	bool private_home;	/* a new HOME when the command would get none */

@@ -38,6 +38,7 @@ enum lr_seccomp_when {
 	LR_SECCOMP_ROOT_METADATA,	/* the command runs as uid 0 */
 	LR_SECCOMP_TERMINAL,		/* a terminal is within reach */
 	LR_SECCOMP_NOT_TRACER,		/* but in landrun's tracer (plan->tracer) */
+	LR_SECCOMP_NO_SYSV_IPC,		/* unless --allow-sysv-ipc */
 };
 
 /*
@@ -59,19 +60,20 @@ extern const size_t lr_seccomp_n_calls;
 bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan);
 
 /*
- * The filter reads eight bits of the plan (plan->net, deny_subprocess,
- * deny_root_metadata, deny_terminal), so there are at most 256 filters: lr-seccomp-gen
+ * The filter reads nine bits of the plan (plan->net, deny_subprocess,
+ * deny_root_metadata, deny_terminal, deny_sysv_ipc), so there are at most 512
+ * filters: lr-seccomp-gen
  * compiles every one at build time.  lr_seccomp_key() names the one for a
  * plan; lr_seccomp_key_plan() fills a plan with the bits of KEY (the
  * generator's way back).
  */
-#define LR_SECCOMP_KEYS 256
+#define LR_SECCOMP_KEYS 512
 
 static inline unsigned lr_seccomp_key(const struct lr_plan *plan)
 {
 	const struct lr_seccomp_net *n = &plan->net;
 	unsigned key = (unsigned)plan->deny_subprocess | (unsigned)plan->deny_root_metadata << 6 |
-		       (unsigned)plan->deny_terminal << 7;
+		       (unsigned)plan->deny_terminal << 7 | (unsigned)plan->deny_sysv_ipc << 8;
 
 	if (n->restricted)
 		key |= 2u | (unsigned)n->tcp << 2 | (unsigned)n->listen << 3 |
@@ -89,6 +91,7 @@ static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
 	plan->net.unix_socket = plan->net.restricted && (key & 32);
 	plan->deny_root_metadata = key & 64;
 	plan->deny_terminal = key & 128;
+	plan->deny_sysv_ipc = key & 256;
 }
 
 /*

@@ -26,7 +26,12 @@
  *
  * With a pty (--pty), the command does not get the user's terminal at all:
  * it runs in a session of its own on a new pseudo-terminal, whose master the
- * supervisor relays to and from the terminal (in raw mode).  When the
+ * supervisor relays to and from the terminal (in raw mode).  The relay never
+ * blocks: both sides are non-blocking, each direction has a bounded buffer,
+ * and a side whose buffer is full is not read until it drains (the command
+ * then waits in its write, or what is typed waits in the terminal), so
+ * signals, the timeout and reaping are served whatever the command writes
+ * or refuses to read.  When the
  * command ends, the relay stops and the pty is closed, so nothing it left
  * behind can read what is typed afterwards, and the command may use
  * sessions, process groups and job control freely inside (as sudo's
@@ -49,6 +54,8 @@
 
 #include "landrun/features.h"
 #include "landrun/policy.h"
+
+struct lr_relay_buf;
 
 struct lr_supervisor {
 	/* set by the caller */
@@ -82,6 +89,14 @@ struct lr_supervisor {
 	struct termios term_mode;	/* --pty: its mode before the relay made it raw */
 	bool raw;			/* --pty: it is raw now */
 	bool master_eof;		/* --pty: nothing holds the slave (read gives EIO) */
+	/* --pty, the relay: the user's terminal opened anew, non-blocking (a
+	 * description of its own: the shell's keeps its flags), or sv->term
+	 * made non-blocking, its flags in term_flags (else -1) to restore */
+	int term_fd;
+	int term_flags;
+	bool term_gone;			/* its writes fail: what the command writes is dropped */
+	struct lr_relay_buf *to_term;	/* the command's output, bounded */
+	struct lr_relay_buf *to_pty;	/* what is typed, bounded */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
 	pid_t own[2];			/* landrun's own processes in the tree (lr_supervise_own) */

@@ -520,6 +520,42 @@ EOF
 run "$PYTHON" "$W/audit.py" "$AUD"
 assert "--audit-log: an egress record for each decision, in the run's records; the helper not counted as left behind" out_has "^ok 2$"
 
+# the log is bounded (issue 20, item 11): 3000 refusals of one host are a
+# handful of records, counted; 6000 of distinct hosts stop at the cap with
+# one "capped" record; the run's end record comes last either way
+cat >"$W/ro/flood.py" <<'EOF'
+import os, socket, sys
+ph, pp = os.environ["HTTPS_PROXY"].split("//")[1].rsplit(":", 1)
+for i in range(int(sys.argv[1])):
+    host = "flood%d.test:443" % i if sys.argv[2] == "distinct" else "forbidden.test:443"
+    s = socket.create_connection((ph, int(pp)), timeout=10)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (host.encode(), host.encode()))
+    while s.recv(4096):
+        pass
+    s.close()
+EOF
+cat >"$W/bound.py" <<'EOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+eg = [r for r in recs if r["event"] == "egress"]
+capped = [r for r in recs if r["event"] == "capped"]
+assert recs[-1]["event"] == "completed", recs[-1]
+print("records", len(recs), "egress", len(eg), "capped", len(capped),
+      "max_count", max(r["count"] for r in eg), "bytes", sum(len(json.dumps(r)) for r in recs))
+EOF
+rm -f "$AUD"
+lr --audit-log "$AUD" "${A[@]}" -- "$PYTHON" "$W/ro/flood.py" 3000 same
+expect "--audit-log: 3000 refused CONNECTs of one host" 0
+run "$PYTHON" "$W/bound.py" "$AUD"
+assert "--audit-log: ... summarised: 12 egress records, the last counting 2048, then completed ($(cat "$W/out"))" \
+	out_has "egress 12 capped 0 max_count 2048 "
+rm -f "$AUD"
+lr --audit-log "$AUD" "${A[@]}" -- "$PYTHON" "$W/ro/flood.py" 6000 distinct
+expect "--audit-log: 6000 refused CONNECTs of distinct hosts" 0
+run "$PYTHON" "$W/bound.py" "$AUD"
+assert "--audit-log: ... capped: one capped record, under 1.1 MB, then completed ($(cat "$W/out"))" \
+	eval 'grep -q " capped 1 " "$W/out" && [ "$(stat -c %s "$AUD")" -lt 1150000 ]'
+
 # helper_of PID: HELPER, the landrun-egress of the landrun PID (its pidfd,
 # fd 4, is of that pid), once it is there (3 s at most), or empty
 helper_of() {

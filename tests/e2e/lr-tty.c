@@ -17,6 +17,12 @@
  *              shell's, the foreground one once the command has exited)
  *   none       nothing: a plain leftover, in the command's own group
  *
+ * lr-tty flood N: put its terminal (fd 0) in raw mode, write N cursor-position
+ * queries (ESC [ 6 n) to it and never read the answers: it waits forever.
+ * lr-tty ask N OUT: the same, but read the answers (for 5 s at most) and
+ * write "answers=K" to OUT, K the answers read (the terminal's R's), then
+ * put the mode back.  lr-tty rawkill: raw mode, then SIGKILL itself.
+ *
  * lr-tty sctty: open a new pseudo-terminal and make it the controlling
  * terminal (TIOCSCTTY); exit with the errno (0: it worked).  Run it as a
  * session leader without one (setsid -w).
@@ -105,9 +111,66 @@ static void leftover(const char *method, const char *out)
 	_exit(0);
 }
 
+/* Raw mode on fd 0; SAVED gets the mode before.  0 or errno. */
+static int raw(struct termios *saved)
+{
+	struct termios t;
+
+	if (tcgetattr(0, saved) < 0)
+		return errno;
+	t = *saved;
+	cfmakeraw(&t);
+	return tcsetattr(0, TCSANOW, &t) < 0 ? errno : 0;
+}
+
+static int flood(long n, const char *out)
+{
+	static const char q[] = "\033[6n";
+	struct termios saved;
+	char buf[4096];
+	long answers = 0;
+	int e = raw(&saved);
+
+	if (e)
+		return e;
+	for (long i = 0; i < n; i++)
+		if (write(1, q, sizeof(q) - 1) != (ssize_t)sizeof(q) - 1)
+			return errno;
+	if (!out)
+		for (;;)
+			pause();
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	while (answers < n) {
+		ssize_t got = read(0, buf, sizeof(buf));
+
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++)
+			answers += buf[i] == 'R';
+	}
+	tcsetattr(0, TCSANOW, &saved);
+	note(out, "", "answers", answers);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pid_t pid;
+
+	if (argc == 3 && !strcmp(argv[1], "flood"))
+		return flood(atol(argv[2]), NULL);
+	if (argc == 4 && !strcmp(argv[1], "ask"))
+		return flood(atol(argv[2]), argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "rawkill")) {
+		struct termios saved;
+		int e = raw(&saved);
+
+		if (e)
+			return e;
+		kill(getpid(), SIGKILL);
+		return 1;
+	}
 
 	if (argc == 2 && !strcmp(argv[1], "sctty")) {
 		int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), slave;
@@ -121,7 +184,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4 || strcmp(argv[1], "leftover") != 0) {
 		fprintf(stderr, "usage: lr-tty leftover spgrp|setsid|notty|joinshell|none OUT\n"
-				"       lr-tty sctty\n");
+				"       lr-tty flood N | ask N OUT | rawkill | sctty\n");
 		return USAGE_ERROR;
 	}
 	pid = fork();

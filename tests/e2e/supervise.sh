@@ -414,6 +414,44 @@ t_audit_refused() {
 }
 
 # The schema of the README, checked line by line.
+# The placement check looks at the file, not at its name: a bind mount that
+# shows the log's directory inside a writable grant is refused too (the
+# command replaced the started record through it).
+t_audit_bind_mount() {
+	local D=("audit: a log that a bind mount shows inside a writable grant is refused"
+		 "audit: ... and the command did not run"
+		 "control: through that mount the command rewrites the file"
+		 "control: the same log, no mount inside the grant, is accepted")
+	local ns d back=()
+	# not root: a user namespace to mount in, as its root, and a second one
+	# to be the caller again (uid $(id -u)) for landrun
+	if [ "$(id -u)" = 0 ]; then ns=(unshare --mount)
+	else
+		ns=(unshare --user --map-root-user --mount)
+		back=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)")
+	fi
+	if ! "${ns[@]}" true 2>/dev/null; then
+		for d in "${D[@]}"; do skip "$d" "needs mount namespaces (${ns[*]} failed here)"; done
+		return
+	fi
+	mkdir -p "$W/bm/logs" "$W/bm/proj/logs" && rm -f "$W/bm/logs/"* "$W/bm/proj/ran"
+	cat >"$W/bm/run.sh" <<EOF
+mount --make-rprivate / && mount --bind "$W/bm/logs" "$W/bm/proj/logs" || exit 99
+exec ${back[*]} "\$@"
+EOF
+	run "${ns[@]}" sh "$W/bm/run.sh" "${LR[@]}" --rw "$W/bm/proj" --audit-log "$W/bm/logs/log" \
+		-- sh -c "touch $W/bm/proj/ran; echo replaced > $W/bm/proj/logs/log"
+	expect "${D[0]}" 125
+	if [ ! -e "$W/bm/proj/ran" ] && ! grep -q replaced "$W/bm/logs/log" 2>/dev/null
+	then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	run "${ns[@]}" sh "$W/bm/run.sh" "${LR[@]}" --rw "$W/bm/proj" \
+		-- sh -c "echo replaced > $W/bm/proj/logs/other"
+	if [ "$RC" = 0 ] && grep -qx replaced "$W/bm/logs/other"; then tap_ok "${D[2]}"
+	else tap_not_ok "${D[2]}"; fi
+	run "${LR[@]}" --rw "$W/bm/proj" --audit-log "$W/bm/logs/log" -- true
+	expect "${D[3]}" 0
+}
+
 t_audit_schema() {
 	python3 - "$AUD" >"$W/out" 2>"$W/err" <<'PY'
 import json, sys
@@ -500,6 +538,62 @@ t_scope() {
 	else tap_not_ok "${D[0]}: $RC, $(cat "$W/out")"; fi
 	run "${LR[@]}" --init --unrestricted-scoped -- sh -c "$NET kill \$PPID 15; sleep 2"
 	expect "${D[1]}" 143
+}
+
+# The supervisor does not depend on limits the command could set (issue 20,
+# items 3 and 4): from inside, the command's prlimit64 of its supervisor
+# (a setsid leftover, --timeout, the audit log's end record) is denied;
+# from outside, its soft limits cut to nothing (as the same user could) do
+# not stop it either.
+last_event() { tail -n 1 "$1" | grep -o '"event":"[a-z]*"' | cut -d'"' -f4; }
+t_supervisor_limits() {
+	local D=("the command's prlimit64 of its supervisor is denied"
+		 "... and the supervisor's limits, seen outside, are unchanged"
+		 "... --timeout 1 still ends the run (124)"
+		 "... the setsid leftover is gone"
+		 "... the audit log ends with the run's cancelled record"
+		 "control: from outside, the supervisor's soft limits were cut (0 files, 1 byte)"
+		 "supervisor with 0 files and 1 byte: --timeout 1 still ends the run (124)"
+		 "... the setsid leftover is gone"
+		 "... the audit log ends with the run's cancelled record")
+	local m sup before t0 t1 log=$W/limits.jsonl
+	if ! [ -x /usr/bin/prlimit ]; then
+		for m in "${D[@]}"; do skip "$m" "needs prlimit (util-linux)"; done
+		return
+	fi
+	m=$(mark)
+	bg "${LR[@]}" --init --timeout 1 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
+		"prlimit --pid \$PPID --nofile=0:0 --fsize=1:1; echo prlimit=\$?; setsid sleep $m & sleep 30"
+	sup=$BG
+	until_ok 5 alive $m
+	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
+	fin
+	if grep -qx prlimit=1 "$W/out"; then tap_ok "${D[0]}"
+	else tap_not_ok "${D[0]}: $(cat "$W/out")"; fi
+	if ! grep -Eq ' 0 +0 | 1 +1 ' <<<"$before"; then tap_ok "${D[1]}"
+	else tap_not_ok "${D[1]}: $before"; fi
+	expect "${D[2]}" 124
+	if gone $m; then tap_ok "${D[3]}"; else tap_not_ok "${D[3]}"; kill_marked $m; fi
+	if [ "$(last_event "$log")" = cancelled ]; then tap_ok "${D[4]}"
+	else tap_not_ok "${D[4]}: $(tail -n 1 "$log" | cut -c1-200)"; fi
+
+	m=$(mark)
+	t0=$(now_ms)
+	bg "${LR[@]}" --init --timeout 2 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
+		"setsid sleep $m & sleep 30"
+	sup=$BG
+	until_ok 5 alive $m
+	prlimit --pid "$sup" --nofile=0: --fsize=1: 2>"$W/prlimit.err"
+	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
+	fin
+	t1=$(now_ms)
+	if grep -Eq '^Max open files +0 ' <<<"$before" && grep -Eq '^Max file size +1 ' <<<"$before"
+	then tap_ok "${D[5]}"; else tap_not_ok "${D[5]}: $before $(cat "$W/prlimit.err")"; fi
+	if [ "$RC" = 124 ] && [ $((t1 - t0)) -lt 5000 ]; then tap_ok "${D[6]} after $((t1 - t0)) ms"
+	else tap_not_ok "${D[6]}: got $RC after $((t1 - t0)) ms"; fi
+	if gone $m; then tap_ok "${D[7]}"; else tap_not_ok "${D[7]}"; kill_marked $m; fi
+	if [ "$(last_event "$log")" = cancelled ]; then tap_ok "${D[8]}"
+	else tap_not_ok "${D[8]}: $(tail -n 1 "$log" | cut -c1-200)"; fi
 }
 
 t_confined() {
@@ -696,7 +790,9 @@ t_audit_runs
 t_die_with_parent
 t_audit_schema
 t_audit_refused
+t_audit_bind_mount
 t_scope
+t_supervisor_limits
 t_confined
 t_no_secrets
 t_job_control

@@ -229,6 +229,45 @@ assert "bash under --pty: exit gives the terminal back to the outer shell" \
 	grep -qx "outer-shell-back" "$W/pbash.back"
 
 # ===========================================================================
+# --pty: the relay never blocks on what the command writes or refuses to
+# read (issue 20, item 8).  The command floods its pty, in raw mode, with
+# cursor-position queries and never reads: the terminal's answers pile up
+# in its input.  --timeout must still end the run on time, and the
+# terminal must get its mode back, also when the command dies of SIGKILL.
+
+cat >"$W/flood.sh" <<EOF
+stty -g > $W/flood.before
+$LRTTY ask 20 $W/flood.ask
+s=\$(date +%s%N)
+$LANDRUN --pty --timeout 2 --timeout-grace 1 --rox $BIN -- $LRTTY flood 40000
+echo "\$? \$(( (\$(date +%s%N) - s) / 1000000 ))" > $W/flood.end
+stty -g > $W/flood.after
+$LANDRUN --pty --rox $BIN -- $LRTTY rawkill
+echo \$? > $W/rawkill.end
+stty -g > $W/rawkill.after
+EOF
+shell flood
+type_line flood "bash $W/flood.sh"
+wait_file "$W/rawkill.after" 60
+type_line flood "echo typed-after-the-flood > $W/flood.typed"
+wait_file "$W/flood.typed" 10
+tm kill-session -t flood 2>/dev/null
+read -r FLOOD_RC FLOOD_MS <"$W/flood.end" 2>/dev/null
+assert "control: the terminal answers cursor-position queries (20 of 20)" \
+	grep -qx "answers=20" "$W/flood.ask"
+assert "--pty, 40000 queries never read, --timeout 2: the run ends with 124 (got ${FLOOD_RC:-none})" \
+	[ "${FLOOD_RC:-}" = 124 ]
+assert "--pty flood: ... on time, in ${FLOOD_MS:-?} ms (< 6000)" \
+	[ "${FLOOD_MS:-99999}" -lt 6000 ]
+assert "--pty flood: the terminal has its mode back" \
+	eval '[ -s "$W/flood.before" ] && cmp -s "$W/flood.before" "$W/flood.after"'
+assert "--pty, the command dies of SIGKILL in raw mode: 137" grep -qx 137 "$W/rawkill.end"
+assert "--pty SIGKILL: the terminal has its mode back" \
+	eval '[ -s "$W/flood.before" ] && cmp -s "$W/flood.before" "$W/rawkill.after"'
+assert "--pty flood: the shell reads the next line, no answer mixed in" \
+	grep -qx "typed-after-the-flood" "$W/flood.typed"
+
+# ===========================================================================
 # --explain: requested when a terminal is within reach; lost when the
 # command would hold another session's terminal.
 

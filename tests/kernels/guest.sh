@@ -111,7 +111,7 @@ policy() {
 	esac
 }
 IDS="fs.read fs.write fs.exec fs.truncate fs.ioctl-dev fs.secrets fs.protected fs.broker net.sockets net.tcp net.udp net.unix
-scope.abstract-unix scope.signal kernel.surface kernel.foreign-abi proc.no-subprocess
+scope.abstract-unix scope.signal proc.others ipc.sysv kernel.surface kernel.foreign-abi proc.no-subprocess
 privs.no-new-privs privs.capabilities privs.root-metadata env.filtered fds.closed"
 
 # ---------------------------------------------------------------- the plan, derived
@@ -123,7 +123,7 @@ want_layer() {
 	fs.truncate) ge 3 && echo landlock || echo lost ;;
 	fs.broker) ge 1 && echo broker || echo lost ;; # every kernel of the matrix is 5.14+
 	fs.ioctl-dev) ge 5 && echo landlock || echo lost ;;
-	net.sockets | kernel.surface | kernel.foreign-abi) echo seccomp ;;
+	net.sockets | kernel.surface | kernel.foreign-abi | proc.others | ipc.sysv) echo seccomp ;;
 	net.tcp)
 		if [ "$1" != tcp ]; then echo seccomp
 		elif ge 4; then echo landlock

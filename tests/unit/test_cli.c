@@ -101,7 +101,7 @@ struct scalars {
 	enum lr_log_level log_level;
 	enum lr_explain explain;
 	bool unrestricted_fs, add_exec, ldd, ignore_missing;
-	bool unrestricted_net, unrestricted_scoped, deny_subprocess;
+	bool unrestricted_net, unrestricted_scoped, deny_subprocess, allow_sysv_ipc;
 };
 
 static const struct scalars defaults = {
@@ -128,6 +128,7 @@ static void expect_scalars(const char *name, const struct lr_policy *p, const st
 	cr_expect_eq(p->unrestricted_scoped, s->unrestricted_scoped, "%s: unrestricted_scoped",
 		     name);
 	cr_expect_eq(p->deny_subprocess, s->deny_subprocess, "%s: deny_subprocess", name);
+	cr_expect_eq(p->allow_sysv_ipc, s->allow_sysv_ipc, "%s: allow_sysv_ipc", name);
 }
 
 static void expect_no_lists(const char *name, const struct lr_policy *p)
@@ -171,6 +172,7 @@ SCALARS_CHECK(check_explain_json, s.explain = LR_EXPLAIN_JSON)
 SCALARS_CHECK(check_unrestricted_net, s.unrestricted_net = true)
 SCALARS_CHECK(check_unrestricted_scoped, s.unrestricted_scoped = true)
 SCALARS_CHECK(check_deny_subprocess, s.deny_subprocess = true)
+SCALARS_CHECK(check_allow_sysv_ipc, s.allow_sysv_ipc = true)
 SCALARS_CHECK(check_many_flags, s.add_exec = true, s.ldd = true, s.ignore_missing = true,
 	      s.log_level = LR_LOG_INFO, s.on_unsupported = LR_UNSUPPORTED_IGNORE,
 	      s.on_unsupported_set = true)
@@ -335,6 +337,8 @@ static const struct valid_case valid_cases[] = {
 	  { { 0 } }, { { 0 } }, check_unrestricted_scoped },
 	{ "deny-subprocess", { "--deny-subprocess", "cmd", NULL }, LR_OPT_RUN, { "cmd" },
 	  { { 0 } }, { { 0 } }, check_deny_subprocess },
+	{ "allow-sysv-ipc", { "--allow-sysv-ipc", "cmd", NULL }, LR_OPT_RUN, { "cmd" },
+	  { { 0 } }, { { 0 } }, check_allow_sysv_ipc },
 	{ "user, the last wins", { "--user", "alice", "--user=bob:staff", "cmd", NULL }, LR_OPT_RUN,
 	  { "cmd" }, { { 0 } }, { { 0 } }, check_user },
 

@@ -71,6 +71,7 @@ static const enum lr_prot row_order[] = {
 	LR_PROT_NET_EGRESS, LR_PROT_SCOPE_ABSTRACT_UNIX, LR_PROT_SCOPE_SIGNAL, LR_PROT_KERNEL_SURFACE,
 	LR_PROT_KERNEL_FOREIGN_ABI, LR_PROT_NO_SUBPROCESS, LR_PROT_TTY_FOREGROUND,
 	LR_PROT_NO_NEW_PRIVS, LR_PROT_CAPS, LR_PROT_ROOT_METADATA, LR_PROT_ENV, LR_PROT_FDS,
+	LR_PROT_PROC_OTHERS, LR_PROT_IPC_SYSV,
 };
 
 static char row_char(const struct lr_plan *plan, enum lr_prot p)
@@ -101,7 +102,7 @@ static void expect_rows(const char *what, const struct lr_plan *plan, const char
 
 	cr_assert_eq(ARRAY_SIZE(row_order), LR_PROT_COUNT, "a row is missing from row_order");
 	for (size_t i = 0; i < ARRAY_SIZE(row_order); i++) {
-		if (i == 8 || i == 19)
+		if (i == 8 || i == 19 || i == 24)
 			got[n++] = '|';
 		got[n++] = row_char(plan, row_order[i]);
 	}
@@ -136,6 +137,7 @@ enum {
 	NONETNS = 1 << 11,	/* ... and no network namespace (EPERM) */
 	REPORT = 1 << 12,	/* --report-denials */
 	LLAUDIT = 1 << 13,	/* --landlock-audit */
+	SYSV = 1 << 14,		/* --allow-sysv-ipc */
 };
 
 static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct lr_plan *plan)
@@ -154,6 +156,7 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 	p.deny_subprocess = flags & DENYSUB;
 	p.report_denials = flags & REPORT;
 	p.landlock_audit = flags & LLAUDIT;
+	p.allow_sysv_ipc = flags & SYSV;
 	if (flags & CONNECT)
 		cr_assert_eq(lr_option_parse_ports("443", &p.connect_tcp, &p.n_connect_tcp), 0);
 	if (flags & BIND)
@@ -197,28 +200,28 @@ struct abi_case {
 
 static struct abi_case abi_cases[] = {
 	/* abi err  seccomp used  rows                     fs  all  handled_fs net  scoped flags */
-	{ 0, 0,          true, 0, "-------.|SSSS.S-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
-	{ 0, ENOSYS,     true, 0, "-------.|SSSS.S-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
-	{ 0, EOPNOTSUPP, true, 0, "-------.|SSSS.S-SS..|PP.PP",  7,  8,   0,       0,   0,   0 },
-	{ 1, 0,  true, 1,         "LLL--LL.|SSSS.S-SS..|PP.PP",  2,  3,   ABI1_FS, 0,   0,   0 },
-	{ 2, 0,  true, 2,         "LLL--LL.|SSSS.S-SS..|PP.PP",  2,  3,   ABI2_FS, 0,   0,   0 },
-	{ 3, 0,  true, 3,         "LLLL-LL.|SSSS.S-SS..|PP.PP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 4, 0,  true, 4,         "LLLL-LL.|SSSS.S-SS..|PP.PP",  1,  2,   ABI3_FS, 0,   0,   0 },
-	{ 5, 0,  true, 5,         "LLLLLLL.|SSSS.S-SS..|PP.PP",  0,  1,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  true, 6,         "LLLLLLL.|SSSS.LLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 0 },
-	{ 7, 0,  true, 7,         "LLLLLLL.|SSSS.LLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 8, 0,  true, 8,         "LLLLLLL.|SSSS.LLSS..|PP.PP",  0,  0,   ABI5_FS, 0,   0x3, 1 },
-	{ 9, 0,  true, 9,         "LLLLLLL.|SSSL.LLSS..|PP.PP",  0,  0,   ABI9_FS, 0,   0x3, 1 },
-	{ 10, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 11, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
-	{ 64, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, 0,          true, 0, "-------.|SSSS.S-SS..|PP.PP|SS",  7,  8,   0,       0,   0,   0 },
+	{ 0, ENOSYS,     true, 0, "-------.|SSSS.S-SS..|PP.PP|SS",  7,  8,   0,       0,   0,   0 },
+	{ 0, EOPNOTSUPP, true, 0, "-------.|SSSS.S-SS..|PP.PP|SS",  7,  8,   0,       0,   0,   0 },
+	{ 1, 0,  true, 1,         "LLL--LL.|SSSS.S-SS..|PP.PP|SS",  2,  3,   ABI1_FS, 0,   0,   0 },
+	{ 2, 0,  true, 2,         "LLL--LL.|SSSS.S-SS..|PP.PP|SS",  2,  3,   ABI2_FS, 0,   0,   0 },
+	{ 3, 0,  true, 3,         "LLLL-LL.|SSSS.S-SS..|PP.PP|SS",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 4, 0,  true, 4,         "LLLL-LL.|SSSS.S-SS..|PP.PP|SS",  1,  2,   ABI3_FS, 0,   0,   0 },
+	{ 5, 0,  true, 5,         "LLLLLLL.|SSSS.S-SS..|PP.PP|SS",  0,  1,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  true, 6,         "LLLLLLL.|SSSS.LLSS..|PP.PP|SS",  0,  0,   ABI5_FS, 0,   0x3, 0 },
+	{ 7, 0,  true, 7,         "LLLLLLL.|SSSS.LLSS..|PP.PP|SS",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 8, 0,  true, 8,         "LLLLLLL.|SSSS.LLSS..|PP.PP|SS",  0,  0,   ABI5_FS, 0,   0x3, 1 },
+	{ 9, 0,  true, 9,         "LLLLLLL.|SSSL.LLSS..|PP.PP|SS",  0,  0,   ABI9_FS, 0,   0x3, 1 },
+	{ 10, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP|SS",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 11, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP|SS",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 64, 0, true, 10,        "LLLLLLL.|SSLL.LLSS..|PP.PP|SS",  0,  0,   ABI9_FS, 0xc, 0x3, 1 },
 	/* no seccomp: what it would carry is lost */
-	{ 0, ENOSYS, false, 0,    "-------.|----.----..|PP.PP",  7,  15,  0,       0,   0,   0 },
-	{ 1, 0,  false, 1,        "LLL--LL.|----.----..|PP.PP",  2,  10,  ABI1_FS, 0,   0,   0 },
-	{ 5, 0,  false, 5,        "LLLLLLL.|----.----..|PP.PP",  0,  8,   ABI5_FS, 0,   0,   0 },
-	{ 6, 0,  false, 6,        "LLLLLLL.|----.LL--..|PP.PP",  0,  6,   ABI5_FS, 0,   0x3, 0 },
-	{ 9, 0,  false, 9,        "LLLLLLL.|---L.LL--..|PP.PP",  0,  5,   ABI9_FS, 0,   0x3, 1 },
-	{ 11, 0, false, 10,       "LLLLLLL.|--LL.LL--..|PP.PP",  0,  4,   ABI9_FS, 0xc, 0x3, 1 },
+	{ 0, ENOSYS, false, 0,    "-------.|----.----..|PP.PP|--",  7,  17,  0,       0,   0,   0 },
+	{ 1, 0,  false, 1,        "LLL--LL.|----.----..|PP.PP|--",  2,  12,  ABI1_FS, 0,   0,   0 },
+	{ 5, 0,  false, 5,        "LLLLLLL.|----.----..|PP.PP|--",  0,  10,   ABI5_FS, 0,   0,   0 },
+	{ 6, 0,  false, 6,        "LLLLLLL.|----.LL--..|PP.PP|--",  0,  8,   ABI5_FS, 0,   0x3, 0 },
+	{ 9, 0,  false, 9,        "LLLLLLL.|---L.LL--..|PP.PP|--",  0,  7,   ABI9_FS, 0,   0x3, 1 },
+	{ 11, 0, false, 10,       "LLLLLLL.|--LL.LL--..|PP.PP|--",  0,  6,   ABI9_FS, 0xc, 0x3, 1 },
 };
 
 ParameterizedTestParameters(plan_abi, rows)
@@ -358,7 +361,7 @@ Test(plan_lose_layer, unrequested_rows_are_not_lost)
 	struct lr_plan plan;
 
 	compute_with(9, 0, true, UFS | UNET | USCOPED, &plan);
-	expect_rows("all unrestricted", &plan, "........|.......SS..|PP.PP");
+	expect_rows("all unrestricted", &plan, "........|.......SS..|PP.PP|SS");
 	lr_plan_lose_layer(&plan, LR_LAYER_LANDLOCK);
 	cr_expect_eq(lr_plan_count_lost(&plan), 0);
 	lr_plan_lose_layer(&plan, LR_LAYER_NONE);
@@ -376,7 +379,7 @@ Test(plan_lose_layer, only_the_layer_given)
 		cr_expect_eq(plan.rows[fs_prots[i]].layer, LR_LAYER_LANDLOCK, "%s",
 			     lr_prot_info(fs_prots[i])->id);
 	lr_plan_lose_layer(&plan, LR_LAYER_SECCOMP);
-	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLLLL.|---L.LL--..|--.--");
+	expect_rows("ABI 9, launcher and seccomp lost", &plan, "LLLLLLL.|---L.LL--..|--.--|--");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -395,77 +398,79 @@ struct policy_case {
 
 static const struct policy_case policy_cases[] = {
 	{ "unrestricted-fs, ABI 5", 5, true, UFS,
-	  "........|SSSS.S-SS..|PP.PP",  1,  0, 0, 0, 0 },
+	  "........|SSSS.S-SS..|PP.PP|SS",  1,  0, 0, 0, 0 },
 	{ "unrestricted-fs, ABI 9: only pathname UNIX sockets", 9, true, UFS,
-	  "........|SSSL.LLSS..|PP.PP", 0, RESOLVE_UNIX, 0, 0x3, 1 },
+	  "........|SSSL.LLSS..|PP.PP|SS", 0, RESOLVE_UNIX, 0, 0x3, 1 },
 	{ "unrestricted fs and net, ABI 9", 9, true, UFS | UNET,
-	  "........|.....LLSS..|PP.PP",  0,  0, 0, 0x3, 1 },
+	  "........|.....LLSS..|PP.PP|SS",  0,  0, 0, 0x3, 1 },
 	{ "everything unrestricted, ABI 11: no ruleset", 11, true, UFS | UNET | USCOPED,
-	  "........|.......SS..|PP.PP",  0,  0, 0, 0, 0 },
+	  "........|.......SS..|PP.PP|SS",  0,  0, 0, 0, 0 },
 	{ "unrestricted-net, ABI 9", 9, true, UNET,
-	  "LLLLLLL.|.....LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|.....LLSS..|PP.PP|SS", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-net, ABI 11", 11, true, UNET,
-	  "LLLLLLL.|.....LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|.....LLSS..|PP.PP|SS", 0, ABI5_FS, 0, 0x3, 1 },
 	{ "unrestricted-scoped, ABI 5", 5, true, USCOPED,
-	  "LLLLLLL.|SSSS...SS..|PP.PP", 0, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL.|SSSS...SS..|PP.PP|SS", 0, ABI5_FS, 0, 0, 0 },
 	{ "unrestricted-scoped, ABI 8", 8, true, USCOPED,
-	  "LLLLLLL.|SSSS...SS..|PP.PP", 0, ABI5_FS, 0, 0, 1 },
+	  "LLLLLLL.|SSSS...SS..|PP.PP|SS", 0, ABI5_FS, 0, 0, 1 },
 	{ "connect-tcp, ABI 3: ports cannot be enforced", 3, true, CONNECT,
-	  "LLLL-LL.|S-SS.S-SS..|PP.PP", 3, ABI3_FS, 0, 0, 0 },
+	  "LLLL-LL.|S-SS.S-SS..|PP.PP|SS", 3, ABI3_FS, 0, 0, 0 },
 	{ "connect-tcp, ABI 4", 4, true, CONNECT,
-	  "LLLL-LL.|SLSS.S-SS..|PP.PP", 2, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL.|SLSS.S-SS..|PP.PP|SS", 2, ABI3_FS, 0x3, 0, 0 },
 	{ "bind-tcp, ABI 7", 7, true, BIND,
-	  "LLLLLLL.|SLSS.LLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL.|SLSS.LLSS..|PP.PP|SS", 0, ABI5_FS, 0x3, 0x3, 1 },
 	{ "connect and bind, ABI 10", 10, true, CONNECT | BIND,
-	  "LLLLLLL.|SLLL.LLSS..|PP.PP", 0, ABI9_FS, 0xf, 0x3, 1 },
+	  "LLLLLLL.|SLLL.LLSS..|PP.PP|SS", 0, ABI9_FS, 0xf, 0x3, 1 },
 	{ "connect-tcp without seccomp, ABI 4", 4, false, CONNECT,
-	  "LLLL-LL.|-L--.----..|PP.PP", 8, ABI3_FS, 0x3, 0, 0 },
+	  "LLLL-LL.|-L--.----..|PP.PP|--", 10, ABI3_FS, 0x3, 0, 0 },
 	{ "unix, ABI 5: cannot be confined", 5, true, UNIX,
-	  "LLLLLLL.|SSS-.--SS..|PP.PP", 3, ABI5_FS, 0, 0, 0 },
+	  "LLLLLLL.|SSS-.--SS..|PP.PP|SS", 3, ABI5_FS, 0, 0, 0 },
 	{ "unix, ABI 8", 8, true, UNIX,
-	  "LLLLLLL.|SSS-.LLSS..|PP.PP", 1, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSS-.LLSS..|PP.PP|SS", 1, ABI5_FS, 0, 0x3, 1 },
 	{ "unix, ABI 9", 9, true, UNIX,
-	  "LLLLLLL.|SSSL.LLSS..|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSS..|PP.PP|SS", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess, ABI 9", 9, true, DENYSUB,
-	  "LLLLLLL.|SSSL.LLSSS.|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSSS.|PP.PP|SS", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "root, ABI 9: the metadata family by seccomp", 9, true, ROOT,
-	  "LLLLLLL.|SSSL.LLSS..|PPSPP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSS..|PPSPP|SS", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "root without seccomp, ABI 9: lost", 9, false, ROOT,
-	  "LLLLLLL.|---L.LL--..|PP-PP", 6, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|---L.LL--..|PP-PP|--", 8, ABI9_FS, 0, 0x3, 1 },
 	{ "a terminal, ABI 9: job control kept by seccomp", 9, true, TTY,
-	  "LLLLLLL.|SSSL.LLSS.S|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSS.S|PP.PP|SS", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "another session's terminal, ABI 9: lost", 9, true, FOREIGN,
-	  "LLLLLLL.|SSSL.LLSS.-|PP.PP", 1, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSS.-|PP.PP|SS", 1, ABI9_FS, 0, 0x3, 1 },
 	{ "a terminal without seccomp, ABI 9: lost", 9, false, TTY,
-	  "LLLLLLL.|---L.LL--.-|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|---L.LL--.-|PP.PP|--", 8, ABI9_FS, 0, 0x3, 1 },
 	{ "deny-subprocess without seccomp, ABI 9", 9, false, DENYSUB,
-	  "LLLLLLL.|---L.LL---.|PP.PP", 6, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|---L.LL---.|PP.PP|--", 8, ABI9_FS, 0, 0x3, 1 },
+	{ "allow-sysv-ipc, ABI 9", 9, true, SYSV,
+	  "LLLLLLL.|SSSL.LLSS..|PP.PP|S.", 0, ABI9_FS, 0, 0x3, 1 },
 	/* --allow-domain: a namespace, TCP to the proxy's port */
 	{ "allow-domain, ABI 7", 7, true, EGRESS,
-	  "LLLLLLL.|SLSSNLLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL.|SLSSNLLSS..|PP.PP|SS", 0, ABI5_FS, 0x3, 0x3, 1 },
 	{ "allow-domain without a namespace, ABI 7", 7, true, EGRESS | NONETNS,
-	  "LLLLLLL.|SLSS-LLSS..|PP.PP", 1, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL.|SLSS-LLSS..|PP.PP|SS", 1, ABI5_FS, 0x3, 0x3, 1 },
 	{ "allow-domain, ABI 2: the namespace, but no port rules", 2, true, EGRESS,
-	  "LLL--LL.|S-SSNS-SS..|PP.PP", 4, ABI2_FS, 0, 0, 0 },
+	  "LLL--LL.|S-SSNS-SS..|PP.PP|SS", 4, ABI2_FS, 0, 0, 0 },
 	{ "allow-domain and connect-tcp, ABI 10", 10, true, EGRESS | CONNECT,
-	  "LLLLLLL.|SLLLNLLSS..|PP.PP", 0, ABI9_FS, 0xf, 0x3, 1 },
+	  "LLLLLLL.|SLLLNLLSS..|PP.PP|SS", 0, ABI9_FS, 0xf, 0x3, 1 },
 	/* to report denials, Landlock denies every TCP port, where no AF_UNIX
 	 * socket could listen once listen() is denied */
 	{ "report-denials, ABI 7: TCP by Landlock", 7, true, REPORT,
-	  "LLLLLLL.|SLSS.LLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL.|SLSS.LLSS..|PP.PP|SS", 0, ABI5_FS, 0x3, 0x3, 1 },
 	{ "report-denials, ABI 3: no TCP rights", 3, true, REPORT,
-	  "LLLL-LL.|SSSS.S-SS..|PP.PP", 2, ABI3_FS, 0, 0, 0 },
+	  "LLLL-LL.|SSSS.S-SS..|PP.PP|SS", 2, ABI3_FS, 0, 0, 0 },
 	{ "report-denials, ABI 9: AF_UNIX sockets, TCP stays seccomp's", 9, true, REPORT,
-	  "LLLLLLL.|SSSL.LLSS..|PP.PP", 0, ABI9_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSSL.LLSS..|PP.PP|SS", 0, ABI9_FS, 0, 0x3, 1 },
 	{ "report-denials with --unix, ABI 8", 8, true, REPORT | UNIX,
-	  "LLLLLLL.|SSS-.LLSS..|PP.PP", 1, ABI5_FS, 0, 0x3, 1 },
+	  "LLLLLLL.|SSS-.LLSS..|PP.PP|SS", 1, ABI5_FS, 0, 0x3, 1 },
 	{ "report-denials with --connect-tcp, ABI 7", 7, true, REPORT | CONNECT,
-	  "LLLLLLL.|SLSS.LLSS..|PP.PP", 0, ABI5_FS, 0x3, 0x3, 1 },
+	  "LLLLLLL.|SLSS.LLSS..|PP.PP|SS", 0, ABI5_FS, 0x3, 0x3, 1 },
 	/* the kernel audits the command's Landlock denials (after exec) */
 	{ "landlock-audit, ABI 7", 7, true, LLAUDIT,
-	  "LLLLLLL.|SSSS.LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 3 },
+	  "LLLLLLL.|SSSS.LLSS..|PP.PP|SS", 0, ABI5_FS, 0, 0x3, 3 },
 	{ "landlock-audit, ABI 6: no such flag", 6, true, LLAUDIT,
-	  "LLLLLLL.|SSSS.LLSS..|PP.PP", 0, ABI5_FS, 0, 0x3, 0 },
+	  "LLLLLLL.|SSSS.LLSS..|PP.PP|SS", 0, ABI5_FS, 0, 0x3, 0 },
 };
 
 Test(plan_egress, modes)

@@ -41,6 +41,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -64,6 +65,11 @@
 #define SYS_io_uring_setup 425
 #endif
 #define HI_JUNK (1ULL << 32)
+/* OP_RAW: an argument that becomes the test runner's pid (the parent of the
+ * forked test): another process, of the same user */
+#define PARENT 0x7ffffff0ULL
+/* SysV keys that name nothing */
+#define NO_KEY 0x4c520001ULL
 
 /* The policy knobs that change the filter. */
 struct knobs {
@@ -75,6 +81,7 @@ struct knobs {
 	bool unix_path;		/* one --unix grant */
 	bool root;		/* landrun runs as uid 0 */
 	bool terminal;		/* a terminal within reach */
+	bool sysv;		/* --allow-sysv-ipc */
 };
 
 static void plan_for(const struct knobs *k, struct lr_plan *plan)
@@ -96,6 +103,7 @@ static void plan_for(const struct knobs *k, struct lr_plan *plan)
 	p.unrestricted_net = k->unrestricted_net;
 	p.deny_subprocess = k->deny_subprocess;
 	p.n_unix_paths = k->unix_path;
+	p.allow_sysv_ipc = k->sysv;
 	lr_plan_compute(&p, &f, plan);
 	/* borrowed arrays: no lr_policy_free */
 }
@@ -276,6 +284,7 @@ static int call_number(const char *name)
 #define UNIXPATH7 { .abi = 7, .unix_path = true }
 #define ROOT7 { .abi = 7, .root = true }
 #define TTY7 { .abi = 7, .terminal = true }
+#define SYSV7 { .abi = 7, .sysv = true }
 
 #define FAM(v) "if ($a0.lo32 & 0xffffffff == " #v ")"
 #define A2(v) "if ($a2.lo32 & 0xffffffff == " #v ")"
@@ -597,7 +606,7 @@ enum op {
 	OP_FORK,
 	OP_VFORK,
 	OP_THREAD,		/* pthread_create */
-	OP_RAW,			/* syscall(a, b, c, 0, 0, 0) */
+	OP_RAW,			/* syscall(a, b, c, 0, 0, 0); b or c PARENT: getppid() */
 	OP_SETSID,		/* setsid() in a child (not a group leader) */
 	OP_SETPGID,		/* setpgid(0, a) in a child; a == 1: its parent's group */
 };
@@ -691,7 +700,8 @@ static int run_op(const struct run_case *c)
 			waitpid(pid, NULL, 0);
 		return try(pid);
 	case OP_RAW:
-		return try(syscall((long)c->a, c->b, c->c, 0, 0, 0));
+		return try(syscall((long)c->a, c->b == PARENT ? (uint64_t)getppid() : c->b,
+				   c->c == PARENT ? (uint64_t)getppid() : c->c, 0, 0, 0));
 	case OP_SETSID:
 	case OP_SETPGID: {
 		uint64_t pgid = c->a == 1 ? (uint64_t)getpgrp() : c->a;
@@ -824,6 +834,47 @@ static struct run_case run_cases[] = {
 	{ "setpgid into the parent's group", TTY7, OP_SETPGID, 1, 0, 0, EPERM },
 	{ "setpgid to a new group (0)", TTY7, OP_SETPGID, 0, 0, 0, 0 },
 	{ "setpgid to 0 with junk above", TTY7, OP_SETPGID, HI_JUNK, 0, 0, EPERM },
+	/* other processes: only the caller itself, as pid 0 */
+	{ "prlimit64 self", DEFAULT7, OP_RAW, SYS_prlimit64, 0, RLIMIT_NOFILE, 0 },
+	{ "prlimit64 parent", DEFAULT7, OP_RAW, SYS_prlimit64, PARENT, RLIMIT_NOFILE, EPERM },
+	{ "prlimit64 0|junk", DEFAULT7, OP_RAW, SYS_prlimit64, HI_JUNK, RLIMIT_NOFILE, EPERM },
+	{ "getpriority self", DEFAULT7, OP_RAW, SYS_getpriority, PRIO_PROCESS, 0, 0 },
+	{ "getpriority parent", DEFAULT7, OP_RAW, SYS_getpriority, PRIO_PROCESS, PARENT, EPERM },
+	{ "getpriority own group", DEFAULT7, OP_RAW, SYS_getpriority, PRIO_PGRP, 0, EPERM },
+	{ "getpriority own user", DEFAULT7, OP_RAW, SYS_getpriority, PRIO_USER, 0, EPERM },
+	{ "getpriority self|junk", DEFAULT7, OP_RAW, SYS_getpriority, HI_JUNK, 0, EPERM },
+	{ "setpriority parent", DEFAULT7, OP_RAW, SYS_setpriority, PRIO_PROCESS, PARENT, EPERM },
+	{ "setpriority own user", DEFAULT7, OP_RAW, SYS_setpriority, PRIO_USER, 0, EPERM },
+	{ "ioprio_get self", DEFAULT7, OP_RAW, SYS_ioprio_get, 1, 0, 0 },
+	{ "ioprio_get parent", DEFAULT7, OP_RAW, SYS_ioprio_get, 1, PARENT, EPERM },
+	{ "ioprio_get own user", DEFAULT7, OP_RAW, SYS_ioprio_get, 3, 0, EPERM },
+	{ "ioprio_set parent", DEFAULT7, OP_RAW, SYS_ioprio_set, 1, PARENT, EPERM },
+	{ "ioprio_set own group", DEFAULT7, OP_RAW, SYS_ioprio_set, 2, 0, EPERM },
+	{ "sched_setaffinity self", DEFAULT7, OP_RAW, SYS_sched_setaffinity, 0, 0, EINVAL },
+	{ "sched_setaffinity parent", DEFAULT7, OP_RAW, SYS_sched_setaffinity, PARENT, 0, EPERM },
+	{ "sched_getaffinity parent stays", DEFAULT7, OP_RAW, SYS_sched_getaffinity, PARENT, 0,
+	  EINVAL },
+	{ "sched_setscheduler self", DEFAULT7, OP_RAW, SYS_sched_setscheduler, 0, 0, EINVAL },
+	{ "sched_setscheduler parent", DEFAULT7, OP_RAW, SYS_sched_setscheduler, PARENT, 0, EPERM },
+	{ "sched_setparam self", DEFAULT7, OP_RAW, SYS_sched_setparam, 0, 0, EINVAL },
+	{ "sched_setparam parent", DEFAULT7, OP_RAW, SYS_sched_setparam, PARENT, 0, EPERM },
+	{ "sched_setattr self", DEFAULT7, OP_RAW, SYS_sched_setattr, 0, 0, EINVAL },
+	{ "sched_setattr parent", DEFAULT7, OP_RAW, SYS_sched_setattr, PARENT, 0, EPERM },
+	{ "migrate_pages parent", DEFAULT7, OP_RAW, SYS_migrate_pages, PARENT, 0, EPERM },
+	{ "move_pages parent", DEFAULT7, OP_RAW, SYS_move_pages, PARENT, 0, EPERM },
+	{ "get_robust_list self", DEFAULT7, OP_RAW, SYS_get_robust_list, 0, 0, EFAULT },
+	{ "get_robust_list parent", DEFAULT7, OP_RAW, SYS_get_robust_list, PARENT, 0, EPERM },
+	{ "kcmp", DEFAULT7, OP_RAW, SYS_kcmp, 0, 0, EPERM },
+	{ "process_madvise", DEFAULT7, OP_RAW, SYS_process_madvise, (uint64_t)-1, 0, EPERM },
+	/* SysV IPC: denied, unless --allow-sysv-ipc (a key that names nothing) */
+	{ "shmget", DEFAULT7, OP_RAW, SYS_shmget, NO_KEY, 0, EPERM },
+	{ "shmget, allow-sysv-ipc", SYSV7, OP_RAW, SYS_shmget, NO_KEY, 0, ENOENT },
+	{ "msgget", DEFAULT7, OP_RAW, SYS_msgget, NO_KEY, 0, EPERM },
+	{ "msgget, allow-sysv-ipc", SYSV7, OP_RAW, SYS_msgget, NO_KEY, 0, ENOENT },
+	{ "semget", DEFAULT7, OP_RAW, SYS_semget, NO_KEY, 0, EPERM },
+	{ "semget, allow-sysv-ipc", SYSV7, OP_RAW, SYS_semget, NO_KEY, 0, ENOENT },
+	{ "shmctl", DEFAULT7, OP_RAW, SYS_shmctl, (uint64_t)-1, 0 /* IPC_RMID */, EPERM },
+	{ "shmctl, allow-sysv-ipc", SYSV7, OP_RAW, SYS_shmctl, (uint64_t)-1, 0, EINVAL },
 	/* uid 0: inode flags by descriptor (ENOTTY from the kernel on a pipe) */
 	{ "FS_IOC_SETFLAGS as a user", DEFAULT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, ENOTTY },
 	{ "FS_IOC_SETFLAGS as root", ROOT7, OP_IOCTL_PIPE, FS_IOC_SETFLAGS, 0, 0, EPERM },
@@ -871,6 +922,11 @@ Test(seccomp_run, controls_without_filter)
 	cr_expect_eq(run_op(&c), 0);
 	c = (struct run_case){ .op = OP_SOCKETPAIR, .a = AF_UNIX, .b = SOCK_DGRAM };
 	cr_expect_eq(run_op(&c), 0);
+	/* another process of the same user: the kernel lets it be named */
+	c = (struct run_case){ .op = OP_RAW, .a = SYS_prlimit64, .b = PARENT, .c = RLIMIT_NOFILE };
+	cr_expect_eq(run_op(&c), 0, "prlimit64 of the parent fails without a filter");
+	c = (struct run_case){ .op = OP_RAW, .a = SYS_getpriority, .b = PRIO_PROCESS, .c = PARENT };
+	cr_expect_eq(run_op(&c), 0, "getpriority of the parent fails without a filter");
 }
 
 static long personality_raw(uint64_t v)
@@ -1093,17 +1149,17 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 	pid_t pid;
 	int st;
 
-	/* without a filter first: a kernel without 32-bit emulation faults
-	 * int 0x80 (SIGSEGV) before seccomp sees it */
 	if (c->how == FOREIGN_I386) {
+		/* without a filter: a kernel without IA32 emulation answers
+		 * int 0x80 with SIGSEGV, and there is no such ABI to guard */
 		pid = fork();
 		cr_assert_geq(pid, 0);
 		if (pid == 0)
 			foreign_call(c->how);
 		cr_assert_eq(waitpid(pid, &st, 0), pid);
 		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV)
-			cr_skip_test("int 0x80: this kernel has no IA32 emulation "
-				     "(CONFIG_IA32_EMULATION, ia32_emulation=)");
+			cr_skip_test("int 0x80: needs IA32 emulation (CONFIG_IA32_EMULATION, "
+				     "ia32_emulation=1)");
 	}
 	load(&(struct knobs)DEFAULT7);
 	pid = fork();
@@ -1126,7 +1182,7 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 Test(seccomp_prebuilt, equals_a_fresh_build)
 {
 	for (int abi = 0; abi <= 11; abi++) {
-		for (unsigned bits = 0; bits < 128; bits++) {
+		for (unsigned bits = 0; bits < 256; bits++) {
 			struct knobs k = {
 				.abi = abi,
 				.connect_tcp = bits & 1,
@@ -1136,6 +1192,7 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 				.unix_path = bits & 16,
 				.root = bits & 32,
 				.terminal = bits & 64,
+				.sysv = bits & 128,
 			};
 			const struct sock_fprog *pre;
 			struct lr_plan plan;
@@ -1146,6 +1203,8 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 
 			if (k.unrestricted_net && (k.connect_tcp || k.bind_tcp || k.unix_path))
 				continue; /* the CLI refuses these */
+			if (k.sysv && abi != 0 && abi != 7 && abi != 11)
+				continue; /* the ABI does not change what that bit does */
 			plan_for(&k, &plan);
 			ctx = build(&k);
 			cr_assert_geq(fd, 0);
