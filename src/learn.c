@@ -155,6 +155,8 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 	ctx->bind_tcp = policy->bind_tcp;
 	ctx->n_bind_tcp = policy->n_bind_tcp;
 	ctx->deny_subprocess = policy->deny_subprocess;
+	ctx->secrets = policy->secrets;
+	ctx->n_secrets = policy->n_secrets;
 	ctx->unprivileged_port = 1024;
 	f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start", "re");
 	if (f) {
@@ -226,16 +228,18 @@ static bool port_in(unsigned port, const struct lr_port_range *v, size_t n)
 /* -------------------------------------------------------- names and paths */
 
 /*
- * The end of PATH's first component that is a secret's name (SECRET) or a
- * protected one (else, with *RUNNER), as an offset into PATH, or 0.
+ * The end of PATH's first component that is a secret's name (SECRET: by
+ * landrun's names, in the directory it is in, or the policy's secret globs)
+ * or a protected one (else, with *RUNNER), as an offset into PATH, or 0.
  */
-static size_t named_component(const char *path, bool secret, const char **runner)
+static size_t named_component(const struct lr_learn_context *ctx, const char *path, bool secret,
+			      const char **runner)
 {
+	char name[NAME_MAX + 1], parent[NAME_MAX + 1] = "";
 	const char *p = path;
 
 	while (p && *p) {
 		const char *end;
-		char name[NAME_MAX + 1];
 		size_t n;
 
 		while (*p == '/')
@@ -247,11 +251,21 @@ static size_t named_component(const char *path, bool secret, const char **runner
 
 			memcpy(name, p, n);
 			name[n] = '\0';
-			if (secret ? lr_secret_name(name) : (r = lr_protected_name(name)) != NULL) {
+			if (secret ? lr_secret_kind(*parent ? parent : NULL, name) != NULL
+				   : (r = lr_protected_name(name)) != NULL) {
 				if (runner && !secret)
 					*runner = r;
 				return (size_t)(end - path);
 			}
+			for (size_t i = 0; secret && i < ctx->n_secrets; i++) {
+				_cleanup_free_ char *upto = strndup(path, (size_t)(end - path));
+
+				if (upto && lr_secret_glob_match(ctx->secrets[i].glob, upto))
+					return (size_t)(end - path);
+			}
+			memcpy(parent, name, n + 1);
+		} else {
+			parent[0] = '\0';
 		}
 		p = end;
 	}
@@ -384,12 +398,12 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 	if (ctx->env_file && strcmp(path, ctx->env_file) == 0)
 		return secret_note(a, path, strlen(path), true);
 	/* a symlink with a secret's name makes what it points to a secret */
-	end = named_component(path, true, NULL);
-	if (!end && d->asked && named_component(d->asked, true, NULL))
+	end = named_component(ctx, path, true, NULL);
+	if (!end && d->asked && named_component(ctx, d->asked, true, NULL))
 		end = strlen(path);
 	if (end)
 		return secret_note(a, path, end, false);
-	if ((access & LR_ACCESS_RW) && (end = named_component(path, false, &runner)))
+	if ((access & LR_ACCESS_RW) && (end = named_component(ctx, path, false, &runner)))
 		return protected_note(a, path, end, runner);
 	r = proc_path(d, path, &proc);
 	if (r < 0)
@@ -421,9 +435,9 @@ static int advise_dir(const char *path, const struct lr_learn_context *ctx, stru
 		return note(a, format("its path could not be resolved"));
 	if (!dir)
 		return -ENOMEM;
-	if ((end = named_component(path, false, &runner)))
+	if ((end = named_component(ctx, path, false, &runner)))
 		return protected_note(a, path, end, runner);
-	if ((end = named_component(dir, true, NULL)))
+	if ((end = named_component(ctx, dir, true, NULL)))
 		return secret_note(a, dir, end, false);
 	if (covered(ctx, dir, LR_ACCESS_RW))
 		return note(a, format("%s is carved around what the command must not get "
@@ -984,8 +998,8 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	const char *runner;
 
 	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
-	    named_component(dir, true, NULL) ||
-	    (strcmp(key, "rw") == 0 && named_component(dir, false, &runner)) ||
+	    named_component(ctx, dir, true, NULL) ||
+	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
 	    !writable_value(dir))
 		return false;
 	for (size_t i = 0; i < sizeof(virtual_trees) / sizeof(*virtual_trees); i++)

@@ -92,6 +92,8 @@ struct lr_learn_context {
 	int abi;		/* the Landlock ABI in use */
 	unsigned unprivileged_port; /* net.ipv4.ip_unprivileged_port_start */
 	const char *profile;	/* the profile landrun chose by default, or NULL */
+	const struct lr_secret_glob *secrets;	/* the policy's secret = GLOB (borrowed) */
+	size_t n_secrets;
 };
 
 /* From POLICY (its grants resolved against the current directory), HOME

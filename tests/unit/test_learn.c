@@ -327,7 +327,7 @@ Test(learn_file, widened_grouped_and_commented)
 	/* two beneath a directory of the home, not the home itself */
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/a", "/home/u/.config/t/a"));
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/b", "/home/u/.config/t/b"));
-	learn(&l, fs(LR_DENIED_READ, "/home/u/.npmrc", "/home/u/.npmrc"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.inputrc", "/home/u/.inputrc"));
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.gitconfig", "/home/u/.gitconfig"));
 	/* nothing widened in /proc */
 	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
@@ -364,8 +364,8 @@ Test(learn_file, widened_grouped_and_commented)
 		"# denied 1 time: read /home/u/.gitconfig\n"
 		"ro = /home/u/.gitconfig\n"
 		"\n"
-		"# denied 1 time: read /home/u/.npmrc\n"
-		"ro = /home/u/.npmrc\n"
+		"# denied 1 time: read /home/u/.inputrc\n"
+		"ro = /home/u/.inputrc\n"
 		"\n"
 		"# denied 1 time: read /proc/self/maps\n"
 		"ro = /proc/self/maps\n"

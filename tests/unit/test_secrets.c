@@ -78,6 +78,115 @@ Test(secrets, names)
 			     cases[i].name, cases[i].secret ? "secret" : "not secret");
 }
 
+Test(secrets, credential_files)
+{
+	static const struct {
+		const char *parent, *name;
+		bool secret;
+	} cases[] = {
+		/* by name, anywhere, in any case */
+		{ NULL, ".npmrc", true },
+		{ "proj", ".pypirc", true },
+		{ NULL, ".netrc", true },
+		{ NULL, ".git-credentials", true },
+		{ NULL, ".dev.vars", true },
+		{ NULL, ".pgpass", true },
+		{ NULL, "credentials.json", true },
+		{ NULL, "Credentials.JSON", true },
+		{ NULL, "service-account.json", true },
+		{ NULL, "terraform.tfstate", true },
+		{ NULL, "terraform.tfstate.backup", true },
+		{ NULL, "secrets.yaml", true },
+		{ NULL, "secrets.yml", true },
+		{ NULL, "id_rsa", true },
+		{ NULL, "id_ed25519", true },
+		{ NULL, "server.key", true },
+		{ NULL, "server.pem", true },
+		{ NULL, "privkey.pem", true },
+		{ NULL, "key.pem", true },
+		{ NULL, "cert.p12", true },
+		/* their leftovers */
+		{ NULL, ".npmrc~", true },
+		{ NULL, "id_rsa.bak", true },
+		{ NULL, ".id_rsa.swp", true },
+		/* in the directory a tool keeps them in */
+		{ ".aws", "credentials", true },
+		{ ".AWS", "credentials", true },
+		{ ".docker", "config.json", true },
+		{ ".kube", "config", true },
+		{ "gh", "hosts.yml", true },
+		/* the same names elsewhere, and public or template files */
+		{ NULL, "credentials", false },
+		{ "proj", "credentials", false },
+		{ "proj", "config.json", false },
+		{ ".aws", "config", false },
+		{ NULL, "id_rsa.pub", false },
+		{ NULL, "id_ed25519.pub", false },
+		{ NULL, "cert.pem", false },
+		{ NULL, "cacert.pem", false },
+		{ NULL, "fullchain.pem", false },
+		{ NULL, "chain.pem", false },
+		{ NULL, "ca.pem", false },
+		{ NULL, "ca-bundle.pem", false },
+		{ NULL, "root-ca.pem", false },
+		{ NULL, "server.crt", false },
+		{ NULL, ".npmrc.example", false },
+		{ NULL, "secrets.example.yaml", false },
+		{ NULL, "credentials.json.example", false },
+		{ NULL, "package.json", false },
+		{ NULL, "package-lock.json", false },
+		{ NULL, "tsconfig.json", false },
+		{ NULL, "keys.py", false },
+		{ NULL, "pem", false },
+		{ NULL, "", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		cr_expect_eq(lr_secret_kind(cases[i].parent, cases[i].name) != NULL, cases[i].secret,
+			     "'%s' in '%s': want %s", cases[i].name,
+			     cases[i].parent ? cases[i].parent : "?",
+			     cases[i].secret ? "secret" : "not secret");
+	/* the .env family keeps its name */
+	cr_expect_str_eq(lr_secret_kind(NULL, ".env"), "a secret file");
+}
+
+Test(secrets, globs)
+{
+	static const struct {
+		const char *glob, *path;
+		bool match;
+	} cases[] = {
+		/* a name: the last component, in any case */
+		{ "*.secret", "/p/a.secret", true },
+		{ "*.secret", "/p/A.SECRET", true },
+		{ "*.secret", "/p/.x.secret", true },
+		{ "*.secret", "/p/a.secret/b", false },
+		{ "master.key", "/p/config/master.key", true },
+		{ "token", "token", true },
+		/* trailing components */
+		{ "config/*.json", "/p/config/a.json", true },
+		{ "config/*.json", "/p/x/config/a.json", true },
+		{ "config/*.json", "/p/config/sub/a.json", false },
+		{ "config/*.json", "/p/a.json", false },
+		{ "config/*.json", "config/a.json", true },
+		{ "a/b/c", "/a/b/c", true },
+		{ "a/b/c", "/b/c", false },
+		/* a whole path */
+		{ "/srv/keys/*", "/srv/keys/a", true },
+		{ "/srv/keys/*", "/srv/keys/a/b", false },
+		{ "/srv/keys/*", "/x/srv/keys/a", false },
+	};
+	static const char *const invalid[] = { "", "/", "a/", "a//b" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		cr_expect_eq(lr_secret_glob_match(cases[i].glob, cases[i].path), cases[i].match,
+			     "'%s' on '%s': want %s", cases[i].glob, cases[i].path,
+			     cases[i].match ? "a match" : "none");
+	for (size_t i = 0; i < ARRAY_SIZE(invalid); i++)
+		cr_expect_not(lr_secret_glob_valid(invalid[i]), "'%s'", invalid[i]);
+	cr_expect(lr_secret_glob_valid("*.key"));
+}
+
 Test(secrets, protected_names)
 {
 	static const char *const yes[] = {
