@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "landrun/config.h"
 #include "landrun/elf.h"
 #include "landrun/exec.h"
 #include "landrun/learn.h"
+#include "landrun/log.h"
 #include "landrun/seccomp.h"
 #include "landrun/secrets.h"
 
@@ -155,6 +157,7 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 	ctx->bind_tcp = policy->bind_tcp;
 	ctx->n_bind_tcp = policy->n_bind_tcp;
 	ctx->deny_subprocess = policy->deny_subprocess;
+	ctx->path = policy->learn;
 	ctx->secrets = policy->secrets;
 	ctx->n_secrets = policy->n_secrets;
 	ctx->unprivileged_port = 1024;
@@ -295,19 +298,45 @@ static unsigned depth(const char *path)
 
 /*
  * Can VALUE be written as a policy file's value and read back the same?
- * Policy files split lists at commas, expand ${...} and a leading ~, and
- * start comments at " #" and " ;".
+ * Policy files split lists at commas, expand ${...} and a leading ~, start
+ * comments at " #" and " ;" (and at a value's first '#' or ';'), strip
+ * blanks, and refuse lines with control bytes (lr_config_line_problem).  A
+ * path --learn writes is absolute; anything else it writes is a number.
  */
 static bool writable_value(const char *v)
 {
-	if (!*v || *v == '~' || isspace((unsigned char)*v) ||
-	    isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
-	    strstr(v, " #") || strstr(v, " ;") || strstr(v, "\t#") || strstr(v, "\t;"))
+	char why[128];
+
+	if (*v != '/' && !(*v >= '0' && *v <= '9'))
 		return false;
-	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return false;
-	return true;
+	if (isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
+	    strstr(v, " #") || strstr(v, " ;") || strchr(v, '\t') || lr_config_line_problem(v, strlen(v), why, sizeof(why)))
+		return false;
+	return strlen(v) < PATH_MAX;
+}
+
+/* The longest comment --learn writes about one entry (escaped): the rest is
+ * cut, with "...", so that no line of the file is too long to be read. */
+#define LEARN_TEXT_MAX 2048
+
+/* TEXT (taken) as a comment may hold it: escaped and bounded.  NULL: out of memory. */
+static char *comment_text(char *text)
+{
+	char *out;
+	size_t need;
+
+	if (!text)
+		return NULL;
+	need = lr_escape(NULL, 0, text, strlen(text), true);
+	out = malloc((need < LEARN_TEXT_MAX ? need : LEARN_TEXT_MAX) + 4);
+	if (out) {
+		lr_escape(out, LEARN_TEXT_MAX + 1 < need + 1 ? LEARN_TEXT_MAX + 1 : need + 1, text,
+			  strlen(text), true);
+		if (need > LEARN_TEXT_MAX)
+			strcat(out, "...");
+	}
+	free(text);
+	return out;
 }
 
 /* ------------------------------------------------------------------ advice */
@@ -750,7 +779,7 @@ char *lr_denial_what(const struct lr_denial *d)
 char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 {
 	_cleanup_free_ char *what = lr_denial_what(d), *where = NULL, *times = NULL;
-	_cleanup_free_ char *tail = NULL;
+	_cleanup_free_ char *tail = NULL, *line = NULL;
 	bool show_path = d->path && d->asked && strcmp(d->path, d->asked) != 0 &&
 			 d->op != LR_DENIED_CALL;
 
@@ -765,8 +794,10 @@ char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 		tail = format(": %s", a->note);
 	if (!where || !times || !tail)
 		return NULL;
-	return format("denied %s (%sby %s, pid %d%s)%s", what, where, d->comm[0] ? d->comm : "?",
-		      (int)d->pid, times, tail);
+	/* paths and the process's name are the command's: shown escaped */
+	line = format("denied %s (%sby %.*s, pid %d%s)%s", what, where, (int)sizeof(d->comm),
+		      d->comm[0] ? d->comm : "?", (int)d->pid, times, tail);
+	return line ? lr_escape_dup(line) : NULL;
 }
 
 /* --------------------------------------------------------- the --learn file */
@@ -862,34 +893,20 @@ static bool parse_denied(const char *line, unsigned long *count, const char **wh
 	return **what != '\0';
 }
 
-/* "KEY = VALUE" with a key --learn writes */
-static bool parse_setting(const char *line, char **key, char **value)
+/* "KEY = VALUE" with a key --learn writes, and a value that reads back as it
+ * is, as the policy reader takes the line.  1 yes, 0 no, -ENOMEM. */
+static int parse_setting(const char *line, char **key, char **value)
 {
-	const char *eq = strchr(line, '='), *k = line, *v, *kend, *vend;
+	int r = lr_config_parse_line(line, key, value);
 
-	if (!eq)
-		return false;
-	while (isspace((unsigned char)*k))
-		k++;
-	kend = eq;
-	while (kend > k && isspace((unsigned char)kend[-1]))
-		kend--;
-	v = eq + 1;
-	while (isspace((unsigned char)*v))
-		v++;
-	vend = v + strlen(v);
-	while (vend > v && isspace((unsigned char)vend[-1]))
-		vend--;
-	if (kend == k || vend == v)
-		return false;
-	*key = strndup(k, (size_t)(kend - k));
-	*value = strndup(v, (size_t)(vend - v));
-	if (!*key || !*value || key_rank(*key) < 0) {
+	if (r == 1 && key_rank(*key) >= 0 && writable_value(*value))
+		return 1;
+	if (r == 1) {
 		free(*key);
 		free(*value);
-		return false;
 	}
-	return true;
+	*key = *value = NULL;
+	return r == -ENOMEM ? -ENOMEM : 0;
 }
 
 static bool is_header(const char *line)
@@ -918,6 +935,11 @@ int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
+		if (lr_config_line_problem(p, n, l->bad, sizeof(l->bad))) {
+			l->bad_line = lines.n + 1;
+			lr_strlist_free(&lines);
+			return -EINVAL;
+		}
 		r = lr_strlist_take(&lines, strndup(p, n));
 		p += n + 1;
 	}
@@ -929,7 +951,11 @@ int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
 		if (is_header(line) || blank(line))
 			continue;
 		if (parse_denied(line, &count, &what)) {
-			if (i + 1 < lines.n && parse_setting(lines.v[i + 1], &key, &value)) {
+			int s = i + 1 < lines.n ? parse_setting(lines.v[i + 1], &key, &value) : 0;
+
+			if (s < 0) {
+				r = s;
+			} else if (s) {
 				r = push_entry(l, key, value, strdup(what), count);
 				i++;
 			} else {
@@ -959,7 +985,7 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 	if (!what)
 		return -ENOMEM;
 	if (a->kind == LR_ADVICE_NOTE) {
-		text = format("%s: %s", what, a->note);
+		text = comment_text(format("%s: %s", what, a->note));
 		if (!text)
 			return -ENOMEM;
 		for (size_t i = 0; i < l->n; i++)
@@ -988,7 +1014,7 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 			      a->value);
 	else
 		text = strdup(what);
-	return push_entry(l, strdup(a->key), strdup(a->value), text, d->count);
+	return push_entry(l, strdup(a->key), strdup(a->value), comment_text(text), d->count);
 }
 
 /* May DIR be granted (with KEY) in place of what was learned beneath it? */
@@ -1029,8 +1055,8 @@ static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
 		l->v[kept++] = *e;
 	}
 	l->n = kept;
-	return push_entry(l, strdup(key), strdup(dir), format("%s under %s", verb_of(key), dir),
-			  count);
+	return push_entry(l, strdup(key), strdup(dir),
+			  comment_text(format("%s under %s", verb_of(key), dir)), count);
 }
 
 static int cmp_depth_desc(const void *a, const void *b)
@@ -1047,7 +1073,8 @@ int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx)
 
 	while (changed) {
 		changed = false;
-		qsort(l->v, l->n, sizeof(*l->v), cmp_depth_desc);
+		if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(l->v, l->n, sizeof(*l->v), cmp_depth_desc);
 		for (size_t i = 0; i < l->n && !changed; i++) {
 			struct lr_learned_entry *e = &l->v[i];
 			_cleanup_free_ char *dir = NULL;
@@ -1134,7 +1161,8 @@ char *lr_learned_render(const struct lr_learned *l, const char *include)
 	}
 	if (l->n)
 		memcpy(v, l->v, l->n * sizeof(*v));
-	qsort(v, l->n, sizeof(*v), cmp_entries);
+	if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(v, l->n, sizeof(*v), cmp_entries);
 	for (size_t i = 0; i < sizeof(header) / sizeof(*header); i++)
 		fprintf(out, "%s\n", header[i]);
 	if (include) {
@@ -1207,6 +1235,9 @@ int lr_learn_file_update(int fd, const struct lr_denials *denials,
 		len += (size_t)got;
 	}
 	r = lr_learned_parse(text, len, &l);
+	if (r == -EINVAL)
+		lr_warn("--learn %s:%zu: %s: not merged, left as it is", ctx->path ? ctx->path : "",
+			l.bad_line, l.bad);
 	for (size_t i = 0; r == 0 && i < denials->n; i++) {
 		struct lr_advice a;
 
