@@ -83,18 +83,22 @@ static struct {
 static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int level, const char *fmt, ...)
 {
-	char line[1024];
+	char msg[1024], line[1024];
 	va_list ap;
-	int n;
+	size_t n;
+	int m;
 
 	if (level > H.log_level)
 		return;
-	n = snprintf(line, sizeof(line), "landrun: egress: ");
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	if (m < 0)
+		return;
+	/* host names and requests are the command's: escaped */
+	n = (size_t)snprintf(line, sizeof(line), "landrun: egress: ");
+	lr_escape(line + n, sizeof(line) - n - 1, msg, strnlen(msg, sizeof(msg)), false);
+	n = strlen(line);
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* nowhere else to say it */
