@@ -303,11 +303,13 @@ static unsigned depth(const char *path)
  * blanks, and refuse lines with control bytes (lr_config_line_problem).  A
  * path --learn writes is absolute; anything else it writes is a number.
  */
-static bool writable_value(const char *v)
+static bool writable_value(const char *key, const char *v)
 {
 	char why[128];
 
-	if (*v != '/' && !(*v >= '0' && *v <= '9'))
+	if (strcmp(key, "connect-tcp") == 0 || strcmp(key, "bind-tcp") == 0)
+		return *v && strspn(v, "0123456789") == strlen(v) && strlen(v) <= 5;
+	if (*v != '/')
 		return false;
 	if (isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
 	    strstr(v, " #") || strstr(v, " ;") || strchr(v, '\t') || lr_config_line_problem(v, strlen(v), why, sizeof(why)))
@@ -363,7 +365,7 @@ static int grant(struct lr_advice *a, const char *key, char *value, char *remark
 	a->note = remark;
 	if (!value)
 		return -ENOMEM;
-	if (!writable_value(value)) {
+	if (!writable_value(key, value)) {
 		char *why = format("--%s %s would allow it, but a policy file cannot hold that "
 				   "name: grant it on the command line",
 				   key, value);
@@ -899,7 +901,7 @@ static int parse_setting(const char *line, char **key, char **value)
 {
 	int r = lr_config_parse_line(line, key, value);
 
-	if (r == 1 && key_rank(*key) >= 0 && writable_value(*value))
+	if (r == 1 && key_rank(*key) >= 0 && writable_value(*key, *value))
 		return 1;
 	if (r == 1) {
 		free(*key);
@@ -1026,7 +1028,7 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
 	    named_component(ctx, dir, true, NULL) ||
 	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
-	    !writable_value(dir))
+	    !writable_value(key, dir))
 		return false;
 	for (size_t i = 0; i < sizeof(virtual_trees) / sizeof(*virtual_trees); i++)
 		if (lr_path_beneath(dir, virtual_trees[i]))
