@@ -375,20 +375,47 @@ static bool parse_header(struct cfg_parser *c)
 	return n > 0;
 }
 
-/* A value up to the end of the line (continuations joined), unquoted and
- * unescaped, without comments or trailing blanks.  False if malformed. */
-static bool parse_value(struct cfg_parser *c, char *out, size_t outlen)
+/*
+ * A value up to the end of the line (continuations joined), unquoted and
+ * unescaped, without comments, as git's parse_value() reads it: the end of
+ * the file reads as a newline; unquoted blanks are dropped before anything
+ * else of the value (after a continuation too) and at its end, and a run of
+ * them inside it is kept when something follows (a backslash too).  Git
+ * 2.39 writes each such blank as a space, newer versions may keep it as it
+ * is: OUT gets the first reading, ALT the second (the same when there is no
+ * tab or CR among them), and both are reported.  False if malformed.
+ */
+static bool parse_value(struct cfg_parser *c, char *out, char *alt, size_t outlen)
 {
-	size_t n = 0, kept = 0; /* kept: length without trailing unquoted blanks */
+	char blanks[64];
+	size_t n = 0, pending = 0;
 	bool quoted = false;
 
-	skip_blanks(c);
 	while (!at_end(c) && *c->p != '\n') {
 		char ch = *c->p++;
 
+		if (!quoted && (ch == ' ' || ch == '\t' || ch == '\r')) {
+			if (n == 0)
+				continue; /* nothing yet: git skips it */
+			if (pending == sizeof(blanks))
+				return false;
+			blanks[pending++] = ch;
+			continue;
+		}
+		if (!quoted && (ch == '#' || ch == ';')) {
+			while (!at_end(c) && *c->p != '\n')
+				c->p++;
+			break;
+		}
+		/* anything else keeps the blanks before it */
+		if (n + pending + 1 >= outlen)
+			return false;
+		for (size_t i = 0; i < pending; i++, n++)
+			out[n] = ' ', alt[n] = blanks[i];
+		pending = 0;
 		if (ch == '\\') {
 			if (at_end(c))
-				return false;
+				break; /* git reads the end as a newline: a continuation */
 			ch = *c->p++;
 			if (ch == '\r' && !at_end(c) && *c->p == '\n')
 				ch = *c->p++; /* git reads CRLF as LF */
@@ -404,24 +431,12 @@ static bool parse_value(struct cfg_parser *c, char *out, size_t outlen)
 				return false;
 		} else if (ch == '"') {
 			quoted = !quoted;
-			kept = n;
-			continue;
-		} else if (!quoted && (ch == '#' || ch == ';')) {
-			while (!at_end(c) && *c->p != '\n')
-				c->p++;
-			break;
-		} else if (!quoted && (ch == ' ' || ch == '\t' || ch == '\r')) {
-			if (n + 1 >= outlen)
-				return false;
-			out[n++] = ch;
 			continue;
 		}
-		if (n + 1 >= outlen)
-			return false;
-		out[n++] = ch;
-		kept = n;
+		out[n] = alt[n] = ch;
+		n++;
 	}
-	out[kept] = '\0';
+	out[n] = alt[n] = '\0';
 	return !quoted;
 }
 
@@ -435,7 +450,7 @@ void lr_gitconfig_paths(const char *text, size_t len,
 		c.p += 3;
 
 	while (!at_end(&c)) {
-		char key[256], value[4096];
+		char key[256], value[4096], alt[4096];
 		size_t n = 0;
 		bool want;
 
@@ -472,11 +487,13 @@ void lr_gitconfig_paths(const char *text, size_t len,
 		want = (strcmp(c.section, "core") == 0 && !c.subsection && strcmp(key, "hookspath") == 0) ||
 		       (strcmp(c.section, "include") == 0 && !c.subsection && strcmp(key, "path") == 0) ||
 		       (strcmp(c.section, "includeif") == 0 && c.subsection && strcmp(key, "path") == 0);
-		if (parse_value(&c, value, sizeof(value)) && want && *value) {
+		if (parse_value(&c, value, alt, sizeof(value)) && want && *value) {
 			char full[sizeof(c.section) + sizeof(key) + 1];
 
 			snprintf(full, sizeof(full), "%s.%s", c.section, key);
 			cb(data, full, value);
+			if (strcmp(alt, value) != 0)
+				cb(data, full, alt);
 		}
 		skip_line(&c);
 	}

@@ -58,7 +58,9 @@ const char *lr_protected_name(const char *name);
  * core.hooksPath, include.path and includeIf.*.path (KEY is given
  * lowercased, as "core.hookspath" or "include.path").  Quoting and escapes
  * are undone, CRLF read as LF and a UTF-8 byte order mark skipped, as git
- * does; a malformed line is skipped.
+ * does (held to git 2.39's reading by a test against git itself); a value
+ * whose blanks git versions write differently (a tab: as it is, or as a
+ * space) is reported both ways; a malformed line is skipped.
  */
 void lr_gitconfig_paths(const char *text, size_t len,
 			void (*cb)(void *data, const char *key, const char *value), void *data);
