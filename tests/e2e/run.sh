@@ -547,6 +547,19 @@ t_explain() {
 	assert "${D[4]}" not_ran
 	lr "${m[@]}" "$TRY" create mark/ran;			expect "${D[5]}" 0
 	assert "${D[5]}: witness present" ran
+
+	# a grant expanded from the environment, shown escaped (and its error)
+	local esc
+	esc=$(printf 'e\033]0;pwned\007\033[31m')
+	mkdir -p "proj/$esc" && printf 'ro = ${LRT_ESC}\n' >esc.conf || exit 1
+	LRT_ESC=$F/proj/$esc lr --config esc.conf --explain -- "$TRY" exit 0
+	expect "explain: a grant from \${LRT_ESC} (escape sequences in it)" 0
+	assert "explain: shown escaped, no raw ESC or BEL" \
+		bash -c "! grep -q \"\$(printf '[\\033\\007]')\" '$W/out' && grep -qF 'e\\x1b]0;pwned\\x07' '$W/out'"
+	LRT_ESC=$F/proj/missing-$esc lr --config esc.conf -- "$TRY" exit 0
+	expect "explain: a missing one is refused" 125
+	assert "explain: the error names it escaped" \
+		bash -c "! grep -q \"\$(printf '[\\033\\007]')\" '$W/err' && grep -qF 'missing-e\\x1b]0;pwned' '$W/err'"
 }
 
 # ===========================================================================
