@@ -689,20 +689,6 @@ static const struct lr_broker_inode *hole_inode(const struct lr_broker *b, const
 	return NULL;
 }
 
-/* The path the command named, for a message: control bytes escaped. */
-static void shown(const char *path, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (const unsigned char *s = (const unsigned char *)path; *s && o + 5 < size; s++) {
-		if (*s < 0x20 || *s == 0x7f || *s == '\\')
-			o += (size_t)snprintf(out + o, size - o, "\\x%02x", *s);
-		else
-			out[o++] = (char)*s;
-	}
-	out[o] = '\0';
-}
-
 /* Refuse, and say so (a few times: the command may try without end). */
 static struct answer refuse(struct call *c, const char *what, const char *path,
 			    enum lr_broker_verdict v, const char *why)
@@ -714,7 +700,7 @@ static struct answer refuse(struct call *c, const char *what, const char *path,
 		return fail(EACCES);
 	}
 	if (c->b->messages < LR_BROKER_MAX_MESSAGES) {
-		shown(path, p, sizeof(p));
+		lr_escape(p, sizeof(p), path, strlen(path), true);
 		if (v == LR_BROKER_SECRET)
 			dprintf(STDERR_FILENO, "landrun: refused %s %s: %s (--allow-dotenv %s "
 					       "allows it)\n",

@@ -33,6 +33,8 @@ const char lr_cli_usage[] =
 	"  --private-home             when the command gets no HOME: a new empty one, the same way\n"
 	"  --allow-dotenv PATH        accept that the command may read this secret file\n"
 	"                             (or the secret files beneath this directory)\n"
+	"  --secret GLOB              keep out files with this name too, like .env (*.key,\n"
+	"                             config/*.json, /srv/keys/*; any case)\n"
 	"  --allow-protected PATH     accept that the command may write PATH, although code\n"
 	"                             in it runs later outside the sandbox (.git, ...)\n"
 	"  --unrestricted-filesystem  no filesystem restrictions\n"

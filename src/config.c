@@ -129,7 +129,10 @@ struct file_state {
 	const char *path;
 	FILE *f;
 	int line;			/* the line being read */
-	bool at_line_start;
+	char *buf;			/* it (getline) */
+	size_t cap, len, pos;		/* pos: what libinih took of it */
+	char bad[128];			/* what the reader refused in it, or "" */
+	int read_errno;
 	char origin[PATH_MAX + 16];	/* "PATH:LINE", stamped on the grants */
 	char *dir;			/* for relative paths and includes */
 	struct lr_policy *policy;
@@ -227,19 +230,88 @@ static int read_file(struct file_state *st, const char *name, unsigned flags, co
 	return included(st, r);
 }
 
-/* libinih's reader, counting lines, so that a setting knows its FILE:LINE
- * (libinih hands the handler a whole line before it reads the next). */
+/* LINE's problem for a policy file (lr_config_line_problem). */
+bool lr_config_line_problem(const char *line, size_t len, char *why, size_t whylen)
+{
+	const unsigned char *s = (const unsigned char *)line;
+
+	if (len > LR_CONFIG_MAX_LINE) {
+		snprintf(why, whylen, "a line longer than %d bytes", LR_CONFIG_MAX_LINE);
+		return true;
+	}
+	for (size_t i = 0; i < len; i++) {
+		size_t n;
+
+		if (s[i] == '\0') {
+			snprintf(why, whylen, "a NUL byte at column %zu", i + 1);
+			return true;
+		}
+		if ((s[i] < 0x20 && s[i] != '\t' && !(s[i] == '\r' && i + 1 == len)) ||
+		    s[i] == 0x7f) {
+			snprintf(why, whylen, "a control byte (\\x%02x) at column %zu", s[i], i + 1);
+			return true;
+		}
+		if (s[i] >= 0x80 && (n = lr_utf8_len(s + i, len - i)) && lr_utf8_hidden(s + i, n)) {
+			snprintf(why, whylen, "a control character or a bidirectional override "
+					      "(UTF-8 \\x%02x\\x%02x...) at column %zu",
+				 s[i], s[i + 1], i + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The reader's settings, the same for every file and line. */
+static void strict_inih(void)
+{
+	/* strict: stop at the first error, no continuation lines, long lines
+	 * (the reader refuses a longer one before libinih would cut it) */
+	ini_stop_on_first_error = true;
+	ini_allow_multiline = false;
+	ini_use_stack = false;
+	ini_allow_realloc = true;
+	ini_max_line = LR_CONFIG_MAX_LINE + 2;
+	ini_inline_comment_prefixes = "#;";
+}
+
+/*
+ * libinih's reader: whole lines (in pieces of what libinih's buffer takes),
+ * counted, so that a setting knows its FILE:LINE (libinih hands the handler
+ * a whole line before it reads the next).  A line a policy file cannot hold
+ * as it shows it ends the reading, and the file is refused (st->bad).
+ */
 static char *read_line(char *str, int num, void *stream)
 {
 	struct file_state *st = stream;
-	char *s;
+	size_t n;
 
-	if (st->at_line_start)
+	if (st->pos == st->len) {
+		ssize_t got;
+
+		errno = 0;
+		got = getline(&st->buf, &st->cap, st->f);
+		if (got <= 0) {
+			st->read_errno = ferror(st->f) ? (errno ? errno : EIO) : 0;
+			return NULL;
+		}
 		st->line++;
-	s = fgets(str, num, st->f);
-	if (s)
-		st->at_line_start = strchr(s, '\n') != NULL;
-	return s;
+		st->pos = 0;
+		st->len = (size_t)got;
+		if (lr_config_line_problem(st->buf, st->len - (st->buf[got - 1] == '\n'), st->bad,
+					   sizeof(st->bad))) {
+			st->len = 0;
+			return NULL;
+		}
+	}
+	if (num < 2)
+		return NULL;
+	n = st->len - st->pos;
+	if (n > (size_t)num - 1)
+		n = (size_t)num - 1;
+	memcpy(str, st->buf + st->pos, n);
+	str[n] = '\0';
+	st->pos += n;
+	return str;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *raw)
@@ -284,7 +356,7 @@ static int handler(void *user, const char *section, const char *name, const char
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 			struct lr_opt_error *err)
 {
-	struct file_state st = { .path = path, .policy = policy, .err = err, .at_line_start = true };
+	struct file_state st = { .path = path, .policy = policy, .err = err };
 	const char *outer_origin = policy->origin;
 	_cleanup_free_ char *real = NULL, *copy = NULL;
 	char msg[sizeof(err->msg)];
@@ -324,17 +396,20 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	outer_source = policy->source;
 	policy->source = ++policy->n_sources;
 
-	/* strict: stop at the first error, no continuation lines, long lines */
-	ini_stop_on_first_error = true;
-	ini_allow_multiline = false;
-	ini_use_stack = false;
-	ini_allow_realloc = true;
-	ini_max_line = 64 * 1024;
-	ini_inline_comment_prefixes = "#;";
+	strict_inih();
 	err->msg[0] = '\0';
 	st.f = f;
 	line = ini_parse_stream(read_line, &st, handler, &st);
 	fclose(f);
+	free(st.buf);
+	if (line == 0 && st.bad[0]) {
+		lr_opt_fail(err, "%s:%d: %s: a policy file must show what it means", path, st.line,
+			    st.bad);
+		line = -3;
+	} else if (line == 0 && st.read_errno) {
+		errno = st.read_errno;
+		line = -1;
+	}
 	policy->origin = outer_origin;
 	if (st.src.ignore_missing)
 		lr_policy_grants_optional(policy, policy->source);
@@ -344,6 +419,8 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 
 	if (line == 0)
 		return 0;
+	if (line == -3)
+		return LR_CONFIG_ERR_INSIDE;
 	if (st.nested_error)
 		return LR_CONFIG_ERR_INSIDE;
 	if (line < 0) {
@@ -353,6 +430,50 @@ int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,
 	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "expected 'name = value'");
 	lr_opt_fail(err, "%s:%d: %s", path, line, msg);
 	return LR_CONFIG_ERR_INSIDE;
+}
+
+/* One line, as the reader takes it (lr_config_parse_line). */
+struct one_line {
+	char *name, *value;
+	int r;
+};
+
+static int one_line_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct one_line *o = user;
+
+	if ((section && *section) || o->name) {
+		o->r = -1;
+		return 0;
+	}
+	o->name = strdup(name);
+	o->value = strdup(value);
+	o->r = o->name && o->value ? 1 : -ENOMEM;
+	return o->r == 1;
+}
+
+int lr_config_parse_line(const char *line, char **name, char **value)
+{
+	struct one_line o = { NULL, NULL, 0 };
+	char why[128];
+	int r;
+
+	*name = *value = NULL;
+	if (strchr(line, '\n') || lr_config_line_problem(line, strlen(line), why, sizeof(why)) ||
+	    line[strspn(line, " \t")] == '[')
+		return -1;
+	strict_inih();
+	r = ini_parse_string(line, one_line_handler, &o);
+	if (r != 0 && o.r == 0)
+		o.r = r == -2 ? -ENOMEM : -1;
+	if (o.r != 1) {
+		free(o.name);
+		free(o.value);
+		return o.r;
+	}
+	*name = o.name;
+	*value = o.value;
+	return 1;
 }
 
 /* ---------------------------------------------------------------- profiles */

@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <time.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,7 +48,7 @@
 #define MSG_MAX 1024
 #define HEAD_MAX 16384
 #define MAX_CONNS 512
-#define HEAD_TIMEOUT_S 30
+#define HEAD_TIMEOUT_S 10	/* for a request's whole head, and each send of ours */
 #define CONNECT_TIMEOUT_MS 10000
 #define THREAD_STACK (256 * 1024)
 /* A relay's pipes start at the kernel's default (64 KiB); one that fills
@@ -83,18 +84,22 @@ static struct {
 static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int level, const char *fmt, ...)
 {
-	char line[1024];
+	char msg[1024], line[1024];
 	va_list ap;
-	int n;
+	size_t n;
+	int m;
 
 	if (level > H.log_level)
 		return;
-	n = snprintf(line, sizeof(line), "landrun: egress: ");
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	if (m < 0)
+		return;
+	/* host names and requests are the command's: escaped */
+	n = (size_t)snprintf(line, sizeof(line), "landrun: egress: ");
+	lr_escape(line + n, sizeof(line) - n - 1, msg, strnlen(msg, sizeof(msg)), false);
+	n = strlen(line);
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* nowhere else to say it */
@@ -341,6 +346,7 @@ static void answer(int fd, int status, const char *error, const char *text)
 {
 	const char *reason = status == 400   ? "Bad Request"
 			     : status == 403 ? "Forbidden"
+			     : status == 408 ? "Request Timeout"
 			     : status == 502 ? "Bad Gateway"
 			     : status == 503 ? "Service Unavailable"
 			     : status == 504 ? "Gateway Timeout"
@@ -426,6 +432,7 @@ struct half {
 	size_t cap;		/* the pipe's size */
 	bool grown;		/* tried to make it PIPE_MAX */
 	bool eof, shut;
+	size_t left;		/* what may still go (SIZE_MAX: all): a plain request's body */
 };
 
 /* Move what can be moved now.  0, or -errno (the connection is broken). */
@@ -435,11 +442,22 @@ static int pump(struct half *h)
 		bool moved = false;
 		ssize_t n;
 
+		if (!h->eof && h->pending == 0 && h->left == 0) {
+			/* the request and its body went: nothing more of the
+			 * client's reaches the upstream (a second request
+			 * would not be checked), and the upstream is not told
+			 * the client is done (some servers take that as the
+			 * client leaving) */
+			h->eof = h->shut = true;
+			return 0;
+		}
 		if (!h->eof && h->pending == 0) {
-			n = splice(h->from, NULL, h->pipe[1], NULL, h->cap,
+			n = splice(h->from, NULL, h->pipe[1], NULL, h->cap < h->left ? h->cap : h->left,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				h->pending = (size_t)n;
+				if (h->left != SIZE_MAX)
+					h->left -= (size_t)n;
 				moved = true;
 				/* it filled: a bulk transfer, a larger pipe (once) */
 				if ((size_t)n >= h->cap && !h->grown) {
@@ -479,11 +497,12 @@ static short wants(const struct half *in, const struct half *out)
 	return (short)((!in->eof && !in->pending ? POLLIN : 0) | (out->pending ? POLLOUT : 0));
 }
 
-/* Copy both ways between A and B with splice(2), until both are done. */
-static void relay(int a, int b)
+/* Copy both ways between A and B with splice(2), until both are done; at
+ * most LIMIT bytes from A to B (SIZE_MAX: no limit). */
+static void relay(int a, int b, size_t limit)
 {
-	struct half h[2] = { { .from = a, .to = b, .pipe = { -1, -1 } },
-			     { .from = b, .to = a, .pipe = { -1, -1 } } };
+	struct half h[2] = { { .from = a, .to = b, .pipe = { -1, -1 }, .left = limit },
+			     { .from = b, .to = a, .pipe = { -1, -1 }, .left = SIZE_MAX } };
 
 	for (int i = 0; i < 2; i++) {
 		int size;
@@ -513,15 +532,41 @@ out:
 				close(h[i].pipe[j]);
 }
 
-/* Read a request's head, up to its blank line.  The length, or -errno. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read a request's head, up to its blank line, within HEAD_TIMEOUT_S in
+ * all: a client that sends a byte now and then holds a worker no longer
+ * (MAX_CONNS of them would stop the helper serving).  The length, or
+ * -errno (-ETIMEDOUT).
+ */
 static int read_head(int fd, char *buf, size_t max)
 {
+	long long deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
 	size_t len = 0;
 
 	while (len < max) {
-		ssize_t n = recv(fd, buf + len, max - len, 0);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!p.revents)
+			return -ETIMEDOUT;
+		n = recv(fd, buf + len, max - len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;
@@ -580,7 +625,6 @@ static int resolve(const char *host, uint16_t port, struct targets *t, const cha
 /* One proxy request: decide, resolve, connect, answer, relay. */
 static void proxy(int client)
 {
-	struct timeval tmo = { .tv_sec = HEAD_TIMEOUT_S };
 	char buf[HEAD_MAX], host[256], detail[400], atext[64];
 	struct lr_http_request req;
 	struct decision d;
@@ -590,12 +634,15 @@ static void proxy(int client)
 	uint8_t addr[16];
 	bool is_addr;
 	int len, up = -1, err = 0;
+	size_t limit, extra;
 
-	setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	len = read_head(client, buf, sizeof(buf));
 	if (len < 0) {
 		if (len == -EMSGSIZE)
 			answer(client, 400, "http_request_error", "request head larger than 16 KiB");
+		if (len == -ETIMEDOUT)
+			answer(client, 408, "http_request_error",
+			       "no whole request head within 10 seconds");
 		return;
 	}
 	if (lr_http_parse(buf, (size_t)len, &req, &why) < 0) {
@@ -670,9 +717,16 @@ static void proxy(int client)
 	else if ((err = lr_http_upstream_head(buf, &req, &head)) == 0)
 		err = send_all(up, head.s, head.len);
 	free(head.s);
-	/* what the client sent after the head (a body, a TLS hello) goes on */
-	if (err == 0 && (size_t)len > req.head_len)
-		err = send_all(up, buf + req.head_len, (size_t)len - req.head_len);
+	/* what the client sent after the head (a body, a TLS hello) goes on; of a
+	 * plain request, its body only: one request per connection */
+	limit = req.kind == LR_HTTP_CONNECT ? SIZE_MAX : req.body_len;
+	extra = (size_t)len - req.head_len;
+	if (extra > limit)
+		extra = limit;
+	if (err == 0 && extra)
+		err = send_all(up, buf + req.head_len, extra);
+	if (limit != SIZE_MAX)
+		limit -= extra;
 	if (err == 0) {
 		struct sockaddr_storage peer;
 		socklen_t plen = sizeof(peer);
@@ -686,7 +740,7 @@ static void proxy(int client)
 		d.verdict = "allowed";
 		d.address = atext;
 		decided(&d);
-		relay(client, up);
+		relay(client, up, limit);
 	}
 	close(up);
 }
@@ -706,7 +760,7 @@ static void forward(int client, uint16_t port)
 	decided(&d);
 	set_nodelay(up);
 	set_nodelay(client);
-	relay(client, up);
+	relay(client, up, SIZE_MAX);
 	close(up);
 }
 

@@ -373,6 +373,77 @@ static int parse_authority(const char *s, size_t len, struct lr_http_request *re
 	return 0;
 }
 
+static bool token_char(unsigned char c)
+{
+	return c && (isalnum(c) || strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* A Content-Length's value (blanks around it): into *LEN.  False if it is none. */
+static bool content_length(const char *v, size_t n, size_t *len)
+{
+	size_t i = 0, digits = 0, value = 0;
+
+	while (i < n && (v[i] == ' ' || v[i] == '\t'))
+		i++;
+	for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++) {
+		if (value > (SIZE_MAX - 9) / 10)
+			return false;
+		value = value * 10 + (size_t)(v[i] - '0');
+	}
+	while (i < n && (v[i] == ' ' || v[i] == '\t'))
+		i++;
+	*len = value;
+	return digits > 0 && i == n;
+}
+
+/* Every byte and every line of the head (HEAD_LEN bytes), as lr_http_parse says. */
+static int check_head(const char *buf, size_t head_len, struct lr_http_request *req,
+		      const char **why)
+{
+	const char *end = buf + head_len - 2, *line, *eol;
+	bool have_length = false;
+
+	for (size_t i = 0; i < head_len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c == '\r' && (i + 1 == head_len || buf[i + 1] != '\n'))
+			return fail(why, "a bare CR in the request head");
+		if (c == '\n' && (i == 0 || buf[i - 1] != '\r'))
+			return fail(why, "a bare LF in the request head");
+		if ((c < 0x20 && c != '\r' && c != '\n' && c != '\t') || c == 0x7f)
+			return fail(why, "a control byte in the request head");
+	}
+	eol = memmem(buf, head_len, "\r\n", 2);
+	if (memchr(buf, '\t', (size_t)(eol - buf)))
+		return fail(why, "a tab in the request line");
+	for (line = eol + 2; line < end; line = eol + 2) {
+		size_t n, name = 0, value;
+
+		eol = memmem(line, (size_t)(end + 2 - line), "\r\n", 2);
+		n = (size_t)(eol - line);
+		if (*line == ' ' || *line == '\t')
+			return fail(why, "a folded header line");
+		while (name < n && token_char((unsigned char)line[name]))
+			name++;
+		if (name == 0 || name == n || line[name] != ':')
+			return fail(why, "a header line that is not NAME: VALUE (nothing, not even a "
+					 "blank, between the name and the colon)");
+		if (name == 17 && strncasecmp(line, "transfer-encoding", 17) == 0)
+			return fail(why, "Transfer-Encoding in a plain http:// request: the proxy "
+					 "forwards a body of a Content-Length only (https: is not "
+					 "limited)");
+		if (name != 14 || strncasecmp(line, "content-length", 14) != 0)
+			continue;
+		if (!content_length(line + name + 1, n - name - 1, &value))
+			return fail(why, "a Content-Length that is not a number");
+		if (have_length && value != req->body_len)
+			return fail(why, "two Content-Lengths that differ");
+		req->body_len = value;
+		have_length = true;
+	}
+	return 0;
+}
+
 int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, const char **why)
 {
 	const char *eol, *sp1, *sp2, *target, *head_end;
@@ -386,6 +457,8 @@ int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, cons
 	req->head_len = (size_t)(head_end - buf) + 4;
 	if (memchr(buf, '\0', req->head_len))
 		return fail(why, "a NUL byte in the request head");
+	if (check_head(buf, req->head_len, req, why) < 0)
+		return -EINVAL;
 	eol = memmem(buf, len, "\r\n", 2);
 	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;

@@ -141,7 +141,7 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 		     "it; NO_PROXY: localhost, 127.0.0.1, ::1\n");
 }
 
-void lr_explain_text(FILE *out, const struct lr_explain_input *in)
+static void explain_text(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
 	struct utsname u;
@@ -260,6 +260,42 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 		plan->switch_user ? " (--user: landrun switches to them, with no other group)" : "");
 	if (in->command)
 		fprintf(out, "command: %s\n", in->command);
+}
+
+/* The text, each line escaped: paths expanded from the environment, names
+ * found in the grants and the command's words are shown, not acted on. */
+void lr_explain_text(FILE *out, const struct lr_explain_input *in)
+{
+	char *text = NULL, *line, *end;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem) {
+		fprintf(out, "landrun: --explain: out of memory\n");
+		return;
+	}
+	explain_text(mem, in);
+	if (fclose(mem) != 0 || !text) {
+		free(text);
+		fprintf(out, "landrun: --explain: out of memory\n");
+		return;
+	}
+	for (line = text; line < text + len; line = end + 1) {
+		size_t n, need;
+		char *esc;
+
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
+		n = (size_t)(end - line);
+		need = lr_escape(NULL, 0, line, n, false);
+		esc = malloc(need + 1);
+		if (esc)
+			lr_escape(esc, need + 1, line, n, false);
+		fprintf(out, "%s\n", esc ? esc : "(out of memory)");
+		free(esc);
+	}
+	free(text);
 }
 
 void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)

@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "landrun/config.h"
 #include "landrun/elf.h"
 #include "landrun/exec.h"
 #include "landrun/learn.h"
+#include "landrun/log.h"
 #include "landrun/seccomp.h"
 #include "landrun/secrets.h"
 
@@ -155,6 +157,9 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 	ctx->bind_tcp = policy->bind_tcp;
 	ctx->n_bind_tcp = policy->n_bind_tcp;
 	ctx->deny_subprocess = policy->deny_subprocess;
+	ctx->path = policy->learn;
+	ctx->secrets = policy->secrets;
+	ctx->n_secrets = policy->n_secrets;
 	ctx->unprivileged_port = 1024;
 	f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start", "re");
 	if (f) {
@@ -226,16 +231,18 @@ static bool port_in(unsigned port, const struct lr_port_range *v, size_t n)
 /* -------------------------------------------------------- names and paths */
 
 /*
- * The end of PATH's first component that is a secret's name (SECRET) or a
- * protected one (else, with *RUNNER), as an offset into PATH, or 0.
+ * The end of PATH's first component that is a secret's name (SECRET: by
+ * landrun's names, in the directory it is in, or the policy's secret globs)
+ * or a protected one (else, with *RUNNER), as an offset into PATH, or 0.
  */
-static size_t named_component(const char *path, bool secret, const char **runner)
+static size_t named_component(const struct lr_learn_context *ctx, const char *path, bool secret,
+			      const char **runner)
 {
+	char name[NAME_MAX + 1], parent[NAME_MAX + 1] = "";
 	const char *p = path;
 
 	while (p && *p) {
 		const char *end;
-		char name[NAME_MAX + 1];
 		size_t n;
 
 		while (*p == '/')
@@ -247,11 +254,21 @@ static size_t named_component(const char *path, bool secret, const char **runner
 
 			memcpy(name, p, n);
 			name[n] = '\0';
-			if (secret ? lr_secret_name(name) : (r = lr_protected_name(name)) != NULL) {
+			if (secret ? lr_secret_kind(*parent ? parent : NULL, name) != NULL
+				   : (r = lr_protected_name(name)) != NULL) {
 				if (runner && !secret)
 					*runner = r;
 				return (size_t)(end - path);
 			}
+			for (size_t i = 0; secret && i < ctx->n_secrets; i++) {
+				_cleanup_free_ char *upto = strndup(path, (size_t)(end - path));
+
+				if (upto && lr_secret_glob_match(ctx->secrets[i].glob, upto))
+					return (size_t)(end - path);
+			}
+			memcpy(parent, name, n + 1);
+		} else {
+			parent[0] = '\0';
 		}
 		p = end;
 	}
@@ -281,19 +298,47 @@ static unsigned depth(const char *path)
 
 /*
  * Can VALUE be written as a policy file's value and read back the same?
- * Policy files split lists at commas, expand ${...} and a leading ~, and
- * start comments at " #" and " ;".
+ * Policy files split lists at commas, expand ${...} and a leading ~, start
+ * comments at " #" and " ;" (and at a value's first '#' or ';'), strip
+ * blanks, and refuse lines with control bytes (lr_config_line_problem).  A
+ * path --learn writes is absolute; anything else it writes is a number.
  */
-static bool writable_value(const char *v)
+static bool writable_value(const char *key, const char *v)
 {
-	if (!*v || *v == '~' || isspace((unsigned char)*v) ||
-	    isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
-	    strstr(v, " #") || strstr(v, " ;") || strstr(v, "\t#") || strstr(v, "\t;"))
+	char why[128];
+
+	if (strcmp(key, "connect-tcp") == 0 || strcmp(key, "bind-tcp") == 0)
+		return *v && strspn(v, "0123456789") == strlen(v) && strlen(v) <= 5;
+	if (*v != '/')
 		return false;
-	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return false;
-	return true;
+	if (isspace((unsigned char)v[strlen(v) - 1]) || strchr(v, ',') || strstr(v, "${") ||
+	    strstr(v, " #") || strstr(v, " ;") || strchr(v, '\t') || lr_config_line_problem(v, strlen(v), why, sizeof(why)))
+		return false;
+	return strlen(v) < PATH_MAX;
+}
+
+/* The longest comment --learn writes about one entry (escaped): the rest is
+ * cut, with "...", so that no line of the file is too long to be read. */
+#define LEARN_TEXT_MAX 2048
+
+/* TEXT (taken) as a comment may hold it: escaped and bounded.  NULL: out of memory. */
+static char *comment_text(char *text)
+{
+	char *out;
+	size_t need;
+
+	if (!text)
+		return NULL;
+	need = lr_escape(NULL, 0, text, strlen(text), true);
+	out = malloc((need < LEARN_TEXT_MAX ? need : LEARN_TEXT_MAX) + 4);
+	if (out) {
+		lr_escape(out, LEARN_TEXT_MAX + 1 < need + 1 ? LEARN_TEXT_MAX + 1 : need + 1, text,
+			  strlen(text), true);
+		if (need > LEARN_TEXT_MAX)
+			strcat(out, "...");
+	}
+	free(text);
+	return out;
 }
 
 /* ------------------------------------------------------------------ advice */
@@ -320,7 +365,7 @@ static int grant(struct lr_advice *a, const char *key, char *value, char *remark
 	a->note = remark;
 	if (!value)
 		return -ENOMEM;
-	if (!writable_value(value)) {
+	if (!writable_value(key, value)) {
 		char *why = format("--%s %s would allow it, but a policy file cannot hold that "
 				   "name: grant it on the command line",
 				   key, value);
@@ -384,12 +429,12 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 	if (ctx->env_file && strcmp(path, ctx->env_file) == 0)
 		return secret_note(a, path, strlen(path), true);
 	/* a symlink with a secret's name makes what it points to a secret */
-	end = named_component(path, true, NULL);
-	if (!end && d->asked && named_component(d->asked, true, NULL))
+	end = named_component(ctx, path, true, NULL);
+	if (!end && d->asked && named_component(ctx, d->asked, true, NULL))
 		end = strlen(path);
 	if (end)
 		return secret_note(a, path, end, false);
-	if ((access & LR_ACCESS_RW) && (end = named_component(path, false, &runner)))
+	if ((access & LR_ACCESS_RW) && (end = named_component(ctx, path, false, &runner)))
 		return protected_note(a, path, end, runner);
 	r = proc_path(d, path, &proc);
 	if (r < 0)
@@ -421,9 +466,9 @@ static int advise_dir(const char *path, const struct lr_learn_context *ctx, stru
 		return note(a, format("its path could not be resolved"));
 	if (!dir)
 		return -ENOMEM;
-	if ((end = named_component(path, false, &runner)))
+	if ((end = named_component(ctx, path, false, &runner)))
 		return protected_note(a, path, end, runner);
-	if ((end = named_component(dir, true, NULL)))
+	if ((end = named_component(ctx, dir, true, NULL)))
 		return secret_note(a, dir, end, false);
 	if (covered(ctx, dir, LR_ACCESS_RW))
 		return note(a, format("%s is carved around what the command must not get "
@@ -745,7 +790,7 @@ char *lr_denial_what(const struct lr_denial *d)
 char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 {
 	_cleanup_free_ char *what = lr_denial_what(d), *where = NULL, *times = NULL;
-	_cleanup_free_ char *tail = NULL;
+	_cleanup_free_ char *tail = NULL, *line = NULL;
 	bool show_path = d->path && d->asked && strcmp(d->path, d->asked) != 0 &&
 			 d->op != LR_DENIED_CALL;
 
@@ -760,8 +805,10 @@ char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 		tail = format(": %s", a->note);
 	if (!where || !times || !tail)
 		return NULL;
-	return format("denied %s (%sby %s, pid %d%s)%s", what, where, d->comm[0] ? d->comm : "?",
-		      (int)d->pid, times, tail);
+	/* paths and the process's name are the command's: shown escaped */
+	line = format("denied %s (%sby %.*s, pid %d%s)%s", what, where, (int)sizeof(d->comm),
+		      d->comm[0] ? d->comm : "?", (int)d->pid, times, tail);
+	return line ? lr_escape_dup(line) : NULL;
 }
 
 /* --------------------------------------------------------- the --learn file */
@@ -857,34 +904,20 @@ static bool parse_denied(const char *line, unsigned long *count, const char **wh
 	return **what != '\0';
 }
 
-/* "KEY = VALUE" with a key --learn writes */
-static bool parse_setting(const char *line, char **key, char **value)
+/* "KEY = VALUE" with a key --learn writes, and a value that reads back as it
+ * is, as the policy reader takes the line.  1 yes, 0 no, -ENOMEM. */
+static int parse_setting(const char *line, char **key, char **value)
 {
-	const char *eq = strchr(line, '='), *k = line, *v, *kend, *vend;
+	int r = lr_config_parse_line(line, key, value);
 
-	if (!eq)
-		return false;
-	while (isspace((unsigned char)*k))
-		k++;
-	kend = eq;
-	while (kend > k && isspace((unsigned char)kend[-1]))
-		kend--;
-	v = eq + 1;
-	while (isspace((unsigned char)*v))
-		v++;
-	vend = v + strlen(v);
-	while (vend > v && isspace((unsigned char)vend[-1]))
-		vend--;
-	if (kend == k || vend == v)
-		return false;
-	*key = strndup(k, (size_t)(kend - k));
-	*value = strndup(v, (size_t)(vend - v));
-	if (!*key || !*value || key_rank(*key) < 0) {
+	if (r == 1 && key_rank(*key) >= 0 && writable_value(*key, *value))
+		return 1;
+	if (r == 1) {
 		free(*key);
 		free(*value);
-		return false;
 	}
-	return true;
+	*key = *value = NULL;
+	return r == -ENOMEM ? -ENOMEM : 0;
 }
 
 static bool is_header(const char *line)
@@ -913,6 +946,11 @@ int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
+		if (lr_config_line_problem(p, n, l->bad, sizeof(l->bad))) {
+			l->bad_line = lines.n + 1;
+			lr_strlist_free(&lines);
+			return -EINVAL;
+		}
 		r = lr_strlist_take(&lines, strndup(p, n));
 		p += n + 1;
 	}
@@ -924,7 +962,11 @@ int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
 		if (is_header(line) || blank(line))
 			continue;
 		if (parse_denied(line, &count, &what)) {
-			if (i + 1 < lines.n && parse_setting(lines.v[i + 1], &key, &value)) {
+			int s = i + 1 < lines.n ? parse_setting(lines.v[i + 1], &key, &value) : 0;
+
+			if (s < 0) {
+				r = s;
+			} else if (s) {
 				r = push_entry(l, key, value, strdup(what), count);
 				i++;
 			} else {
@@ -954,7 +996,7 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 	if (!what)
 		return -ENOMEM;
 	if (a->kind == LR_ADVICE_NOTE) {
-		text = format("%s: %s", what, a->note);
+		text = comment_text(format("%s: %s", what, a->note));
 		if (!text)
 			return -ENOMEM;
 		for (size_t i = 0; i < l->n; i++)
@@ -983,7 +1025,7 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 			      a->value);
 	else
 		text = strdup(what);
-	return push_entry(l, strdup(a->key), strdup(a->value), text, d->count);
+	return push_entry(l, strdup(a->key), strdup(a->value), comment_text(text), d->count);
 }
 
 /* May DIR be granted (with KEY) in place of what was learned beneath it? */
@@ -993,9 +1035,9 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	const char *runner;
 
 	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
-	    named_component(dir, true, NULL) ||
-	    (strcmp(key, "rw") == 0 && named_component(dir, false, &runner)) ||
-	    !writable_value(dir))
+	    named_component(ctx, dir, true, NULL) ||
+	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
+	    !writable_value(key, dir))
 		return false;
 	for (size_t i = 0; i < sizeof(virtual_trees) / sizeof(*virtual_trees); i++)
 		if (lr_path_beneath(dir, virtual_trees[i]))
@@ -1024,8 +1066,8 @@ static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
 		l->v[kept++] = *e;
 	}
 	l->n = kept;
-	return push_entry(l, strdup(key), strdup(dir), format("%s under %s", verb_of(key), dir),
-			  count);
+	return push_entry(l, strdup(key), strdup(dir),
+			  comment_text(format("%s under %s", verb_of(key), dir)), count);
 }
 
 static int cmp_depth_desc(const void *a, const void *b)
@@ -1042,7 +1084,8 @@ int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx)
 
 	while (changed) {
 		changed = false;
-		qsort(l->v, l->n, sizeof(*l->v), cmp_depth_desc);
+		if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(l->v, l->n, sizeof(*l->v), cmp_depth_desc);
 		for (size_t i = 0; i < l->n && !changed; i++) {
 			struct lr_learned_entry *e = &l->v[i];
 			_cleanup_free_ char *dir = NULL;
@@ -1129,7 +1172,8 @@ char *lr_learned_render(const struct lr_learned *l, const char *include)
 	}
 	if (l->n)
 		memcpy(v, l->v, l->n * sizeof(*v));
-	qsort(v, l->n, sizeof(*v), cmp_entries);
+	if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(v, l->n, sizeof(*v), cmp_entries);
 	for (size_t i = 0; i < sizeof(header) / sizeof(*header); i++)
 		fprintf(out, "%s\n", header[i]);
 	if (include) {
@@ -1202,6 +1246,9 @@ int lr_learn_file_update(int fd, const struct lr_denials *denials,
 		len += (size_t)got;
 	}
 	r = lr_learned_parse(text, len, &l);
+	if (r == -EINVAL)
+		lr_warn("--learn %s:%zu: %s: not merged, left as it is", ctx->path ? ctx->path : "",
+			l.bad_line, l.bad);
 	for (size_t i = 0; r == 0 && i < denials->n; i++) {
 		struct lr_advice a;
 

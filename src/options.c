@@ -8,6 +8,7 @@
 
 #include "landrun/egress.h"
 #include "landrun/options.h"
+#include "landrun/secrets.h"
 
 #define LIST_OF_PATHS (LR_OPTF_LIST | LR_OPTF_PATH)
 
@@ -53,6 +54,7 @@ const struct lr_option lr_options[] = {
 	{ "rox", LR_OPT_ROX, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rw", LR_OPT_RW, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rwx", LR_OPT_RWX, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "secret", LR_OPT_SECRET, LR_ARG_REQUIRED, 0 },
 	{ "timeout", LR_OPT_TIMEOUT, LR_ARG_REQUIRED, 0 },
 	{ "timeout-grace", LR_OPT_TIMEOUT_GRACE, LR_ARG_REQUIRED, 0 },
 	{ "unix", LR_OPT_UNIX, LR_ARG_REQUIRED, LR_OPTF_PATH },
@@ -340,6 +342,12 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_ALLOW_PROTECTED:
 		r = *arg ? add_string(&p->allow_protected, &p->n_allow_protected, arg) : -EINVAL;
+		break;
+	case LR_OPT_SECRET:
+		if (!lr_secret_glob_valid(arg))
+			return lr_opt_fail(err, "--secret: '%s' is not a file name or a glob "
+						"(*.key, config/*.json, /srv/keys/*)", arg);
+		r = lr_policy_add_secret(p, arg);
 		break;
 	case LR_OPT_UNRESTRICTED_FS:
 		p->unrestricted_fs = true;

@@ -38,6 +38,11 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->env_file);
 	free_strv(p->allow_dotenv, p->n_allow_dotenv);
 	free_strv(p->allow_protected, p->n_allow_protected);
+	for (size_t i = 0; i < p->n_secrets; i++) {
+		free(p->secrets[i].glob);
+		free(p->secrets[i].name);
+	}
+	free(p->secrets);
 	free_strv(p->mkdirs, p->n_mkdirs);
 	free(p->keep_fds);
 	free(p->profile);
@@ -51,6 +56,24 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->allow_domains);
 	free(p->learn);
 	lr_policy_init(p);
+}
+
+int lr_policy_add_secret(struct lr_policy *p, const char *glob)
+{
+	struct lr_secret_glob *s;
+	char *copy = strdup(glob), *name = NULL;
+
+	if (p->origin ? asprintf(&name, "%s: secret = %s", p->origin, glob) < 0
+		      : asprintf(&name, "--secret %s", glob) < 0)
+		name = NULL;
+	if (!copy || !name || !(s = lr_array_push(&p->secrets, &p->n_secrets, sizeof(*s)))) {
+		free(copy);
+		free(name);
+		return -ENOMEM;
+	}
+	s->glob = copy;
+	s->name = name;
+	return 0;
 }
 
 int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag)

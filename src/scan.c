@@ -396,6 +396,41 @@ static void read_user_gitconfig(struct scan *sc)
 
 /* ---------------------------------------------------------------- walking */
 
+/*
+ * Why the file at PATH (canonical) is a secret, into WHY (LEN bytes): its
+ * name (.env, a credential file's, in the directory it is in), or a secret
+ * glob of the user's.  False: not a secret.
+ */
+static bool secret_why(const struct scan *sc, const char *path, char *why, size_t len)
+{
+	const char *name = strrchr(path, '/'), *parent = NULL, *kind;
+	char dir[NAME_MAX + 1];
+
+	name = name ? name + 1 : path;
+	if (name > path + 1) {
+		const char *end = name - 1, *start = end;
+
+		while (start > path && start[-1] != '/')
+			start--;
+		if ((size_t)(end - start) < sizeof(dir)) {
+			memcpy(dir, start, (size_t)(end - start));
+			dir[end - start] = '\0';
+			parent = dir;
+		}
+	}
+	kind = lr_secret_kind(parent, name);
+	if (kind) {
+		snprintf(why, len, "%s", kind);
+		return true;
+	}
+	for (size_t i = 0; i < sc->policy->n_secrets; i++)
+		if (lr_secret_glob_match(sc->policy->secrets[i].glob, path)) {
+			snprintf(why, len, "a secret file (%s)", sc->policy->secrets[i].name);
+			return true;
+		}
+	return false;
+}
+
 /* A symlink named like a secret or a protected path: what it points to is. */
 static int link_target(struct scan *sc, const char *path, enum lr_hole_kind kind,
 		       const char *why)
@@ -418,6 +453,7 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 	struct scan *sc = w->sc;
 	_cleanup_free_ char *child = join(path, name);
 	const char *runner;
+	char why[512];
 	struct stat st;
 	int fd, r;
 
@@ -438,16 +474,14 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 			 : S_ISLNK(st.st_mode)				   ? DT_LNK
 									   : DT_UNKNOWN;
 	}
-	if (w->secrets && lr_secret_name(name)) {
+	if (w->secrets && secret_why(sc, child, why, sizeof(why))) {
 		if (type == DT_REG)
-			return add_hole(sc, child, LR_HOLE_SECRET, "a secret file");
+			return add_hole(sc, child, LR_HOLE_SECRET, why);
 		if (type == DT_LNK)
-			return link_target(sc, child, LR_HOLE_SECRET, "a secret file");
+			return link_target(sc, child, LR_HOLE_SECRET, why);
 	}
 	runner = lr_protected_name(name);
 	if (runner) {
-		char why[128];
-
 		snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
 		if (strcmp(name, ".git") == 0) {
 			/* git's own files: no secret of the user's in there */
@@ -608,13 +642,6 @@ static bool writable(const struct lr_fs_rule *r)
 	return r->grant->access & LR_ACCESS_RW;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* The first component of PATH that is protected, as a path (malloc'd), or NULL. */
 static char *protected_component(const char *path, const char **runner)
 {
@@ -640,19 +667,19 @@ static int check_grant(struct scan *sc, const struct lr_fs_rule *r, const char *
 	const struct lr_grant *g = r->grant;
 	_cleanup_free_ char *prot = NULL;
 	const char *runner = NULL;
+	char why[512];
 
 	if (g->access == LR_ACCESS_UNIX)
 		return 0;
-	if (!r->is_dir && (lr_secret_name(basename_of(r->realpath)) ||
-			   (env_file && strcmp(env_file, r->realpath) == 0)) &&
-	    !beneath_any(&sc->accepted, r->realpath))
+	if (env_file && strcmp(env_file, r->realpath) == 0)
+		snprintf(why, sizeof(why), "the --env-file");
+	else if (r->is_dir || !secret_why(sc, r->realpath, why, sizeof(why)))
+		why[0] = '\0';
+	if (why[0] && !beneath_any(&sc->accepted, r->realpath))
 		return fail(sc, -EACCES,
 			    "%s: grants %s to the command; grant the files beside it "
 			    "instead, or accept it with --allow-dotenv %s",
-			    g->name,
-			    env_file && strcmp(env_file, r->realpath) == 0 ? "the --env-file"
-									  : "a secret file",
-			    r->realpath);
+			    g->name, why, r->realpath);
 	if (!writable(r))
 		return 0;
 	prot = protected_component(r->realpath, &runner);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "landrun/secrets.h"
 
@@ -112,6 +114,154 @@ bool lr_secret_name(const char *name)
 		lower[i] = (char)tolower((unsigned char)name[i]);
 	lower[len] = '\0';
 	return classify_leftover(lower, len, 0) == 1;
+}
+
+/* ------------------------------------------------------- credential files */
+
+/*
+ * Credential files by their well-known names (fnmatch(3) globs, in any
+ * case), some only in the directory a tool keeps them in.  A .pem file is
+ * kept out unless its name says it is a certificate (the name cannot tell
+ * a key from a certificate, and a leaked key costs more than an unreadable
+ * certificate): see the exceptions below.
+ */
+static const struct {
+	const char *glob;
+	const char *parent;	/* the directory's own name, or NULL: anywhere */
+	const char *kind;
+} credentials[] = {
+	{ ".npmrc", NULL, "a credential file (npm tokens)" },
+	{ ".pypirc", NULL, "a credential file (PyPI tokens)" },
+	{ ".netrc", NULL, "a credential file (passwords for hosts)" },
+	{ "_netrc", NULL, "a credential file (passwords for hosts)" },
+	{ ".git-credentials", NULL, "a credential file (git passwords)" },
+	{ ".pgpass", NULL, "a credential file (PostgreSQL passwords)" },
+	{ ".my.cnf", NULL, "a credential file (MySQL passwords)" },
+	{ ".dev.vars", NULL, "a secret file (Cloudflare Workers' .env)" },
+	{ ".vault-token", NULL, "a credential file (a Vault token)" },
+	{ ".s3cfg", NULL, "a credential file (S3 keys)" },
+	{ ".htpasswd", NULL, "a credential file (password hashes)" },
+	{ "credentials.json", NULL, "a credential file (cloud keys)" },
+	{ "service-account.json", NULL, "a credential file (a cloud service account's key)" },
+	{ "service-account-*.json", NULL, "a credential file (a cloud service account's key)" },
+	{ "client_secret*.json", NULL, "a credential file (an OAuth client's secret)" },
+	{ "application_default_credentials.json", NULL, "a credential file (Google Cloud)" },
+	{ "credentials.tfrc.json", NULL, "a credential file (Terraform Cloud)" },
+	{ "*.tfstate", NULL, "a Terraform state (it holds the secrets it created)" },
+	{ "*.tfstate.backup", NULL, "a Terraform state (it holds the secrets it created)" },
+	{ "secrets.yaml", NULL, "a secret file (secrets.yaml)" },
+	{ "secrets.yml", NULL, "a secret file (secrets.yml)" },
+	{ "secrets.json", NULL, "a secret file (secrets.json)" },
+	{ "secrets.toml", NULL, "a secret file (secrets.toml)" },
+	{ "id_rsa", NULL, "a private key (SSH)" },
+	{ "id_dsa", NULL, "a private key (SSH)" },
+	{ "id_ecdsa", NULL, "a private key (SSH)" },
+	{ "id_ecdsa_sk", NULL, "a private key (SSH)" },
+	{ "id_ed25519", NULL, "a private key (SSH)" },
+	{ "id_ed25519_sk", NULL, "a private key (SSH)" },
+	{ "*.key", NULL, "a private key (by its extension)" },
+	{ "*.pem", NULL, "a private key (a .pem that is not named as a certificate)" },
+	{ "*.p12", NULL, "a key store (PKCS#12)" },
+	{ "*.pfx", NULL, "a key store (PKCS#12)" },
+	{ "*.jks", NULL, "a key store (Java)" },
+	{ "*.keystore", NULL, "a key store (Java)" },
+	{ "*.ppk", NULL, "a private key (PuTTY)" },
+	{ "*.kdbx", NULL, "a password database (KeePass)" },
+	{ "credentials", ".aws", "a credential file (AWS keys)" },
+	{ "config.json", ".docker", "a credential file (registry passwords)" },
+	{ "config", ".kube", "a credential file (cluster tokens)" },
+	{ "hosts.yml", "gh", "a credential file (GitHub tokens)" },
+	{ "credentials", ".cargo", "a credential file (crates.io tokens)" },
+	{ "credentials.toml", ".cargo", "a credential file (crates.io tokens)" },
+	{ "credentials", ".gem", "a credential file (RubyGems keys)" },
+	{ "auth.json", "composer", "a credential file (Composer passwords)" },
+	{ "auth.json", ".composer", "a credential file (Composer passwords)" },
+};
+
+/* Names that the globs above take but that are public: certificates. */
+static const char *const not_credentials[] = {
+	"*cert*.pem", "*chain*.pem", "*bundle*.pem", "*.pub.pem", "*public*.pem", "ca.pem",
+	"*[-_.]ca.pem", "ca[-_.]*.pem",
+};
+
+static bool glob_match(const char *glob, const char *s, size_t len, int flags)
+{
+	char name[NAME_MAX_LEN + 1];
+
+	if (len > NAME_MAX_LEN)
+		return false;
+	memcpy(name, s, len);
+	name[len] = '\0';
+	return fnmatch(glob, name, flags | FNM_CASEFOLD) == 0;
+}
+
+/* The kind of credential file S (LEN bytes) is in PARENT, or NULL. */
+static const char *credential_kind(const char *parent, const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(not_credentials) / sizeof(*not_credentials); i++)
+		if (glob_match(not_credentials[i], s, len, 0))
+			return NULL;
+	for (size_t i = 0; i < sizeof(credentials) / sizeof(*credentials); i++) {
+		if (credentials[i].parent &&
+		    (!parent || strcasecmp(parent, credentials[i].parent) != 0))
+			continue;
+		if (glob_match(credentials[i].glob, s, len, 0))
+			return credentials[i].kind;
+	}
+	return NULL;
+}
+
+/* The same for a leftover of one (id_rsa~, .npmrc.bak), up to eight deep. */
+static const char *credential_leftover(const char *parent, const char *s, size_t len, int depth)
+{
+	size_t off, n, alt_off, alt_n;
+	const char *kind = credential_kind(parent, s, len);
+
+	if (kind || depth == LEFTOVER_DEPTH || !undecorate(s, len, &off, &n, &alt_off, &alt_n))
+		return kind;
+	kind = credential_leftover(parent, s + off, n, depth + 1);
+	if (!kind && alt_n)
+		kind = credential_leftover(parent, s + alt_off, alt_n, depth + 1);
+	return kind;
+}
+
+const char *lr_secret_kind(const char *parent, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (lr_secret_name(name))
+		return "a secret file";
+	if (len == 0 || len > NAME_MAX_LEN)
+		return NULL;
+	return credential_leftover(parent, name, len, 0);
+}
+
+bool lr_secret_glob_valid(const char *glob)
+{
+	size_t len = strlen(glob);
+
+	return len > 0 && len < 4096 && glob[len - 1] != '/' && !strstr(glob, "//") &&
+	       strcmp(glob, "/") != 0;
+}
+
+bool lr_secret_glob_match(const char *glob, const char *path)
+{
+	const char *tail = path + strlen(path);
+	size_t parts = 1;
+
+	if (glob[0] == '/')
+		return fnmatch(glob, path, FNM_PATHNAME | FNM_CASEFOLD) == 0;
+	for (const char *g = glob; *g; g++)
+		parts += *g == '/';
+	/* the last PARTS components of PATH */
+	while (tail > path && parts > 0) {
+		tail--;
+		if (*tail == '/' && --parts == 0)
+			tail++;
+	}
+	if (parts > 1 || (parts == 1 && tail != path))
+		return false; /* fewer components than the glob */
+	return fnmatch(glob, tail, FNM_PATHNAME | FNM_CASEFOLD) == 0;
 }
 
 static const struct {
@@ -225,20 +375,47 @@ static bool parse_header(struct cfg_parser *c)
 	return n > 0;
 }
 
-/* A value up to the end of the line (continuations joined), unquoted and
- * unescaped, without comments or trailing blanks.  False if malformed. */
-static bool parse_value(struct cfg_parser *c, char *out, size_t outlen)
+/*
+ * A value up to the end of the line (continuations joined), unquoted and
+ * unescaped, without comments, as git's parse_value() reads it: the end of
+ * the file reads as a newline; unquoted blanks are dropped before anything
+ * else of the value (after a continuation too) and at its end, and a run of
+ * them inside it is kept when something follows (a backslash too).  Git
+ * 2.39 writes each such blank as a space, newer versions may keep it as it
+ * is: OUT gets the first reading, ALT the second (the same when there is no
+ * tab or CR among them), and both are reported.  False if malformed.
+ */
+static bool parse_value(struct cfg_parser *c, char *out, char *alt, size_t outlen)
 {
-	size_t n = 0, kept = 0; /* kept: length without trailing unquoted blanks */
+	char blanks[64];
+	size_t n = 0, pending = 0;
 	bool quoted = false;
 
-	skip_blanks(c);
 	while (!at_end(c) && *c->p != '\n') {
 		char ch = *c->p++;
 
+		if (!quoted && (ch == ' ' || ch == '\t' || ch == '\r')) {
+			if (n == 0)
+				continue; /* nothing yet: git skips it */
+			if (pending == sizeof(blanks))
+				return false;
+			blanks[pending++] = ch;
+			continue;
+		}
+		if (!quoted && (ch == '#' || ch == ';')) {
+			while (!at_end(c) && *c->p != '\n')
+				c->p++;
+			break;
+		}
+		/* anything else keeps the blanks before it */
+		if (n + pending + 1 >= outlen)
+			return false;
+		for (size_t i = 0; i < pending; i++, n++)
+			out[n] = ' ', alt[n] = blanks[i];
+		pending = 0;
 		if (ch == '\\') {
 			if (at_end(c))
-				return false;
+				break; /* git reads the end as a newline: a continuation */
 			ch = *c->p++;
 			if (ch == '\r' && !at_end(c) && *c->p == '\n')
 				ch = *c->p++; /* git reads CRLF as LF */
@@ -254,24 +431,12 @@ static bool parse_value(struct cfg_parser *c, char *out, size_t outlen)
 				return false;
 		} else if (ch == '"') {
 			quoted = !quoted;
-			kept = n;
-			continue;
-		} else if (!quoted && (ch == '#' || ch == ';')) {
-			while (!at_end(c) && *c->p != '\n')
-				c->p++;
-			break;
-		} else if (!quoted && (ch == ' ' || ch == '\t' || ch == '\r')) {
-			if (n + 1 >= outlen)
-				return false;
-			out[n++] = ch;
 			continue;
 		}
-		if (n + 1 >= outlen)
-			return false;
-		out[n++] = ch;
-		kept = n;
+		out[n] = alt[n] = ch;
+		n++;
 	}
-	out[kept] = '\0';
+	out[n] = alt[n] = '\0';
 	return !quoted;
 }
 
@@ -285,7 +450,7 @@ void lr_gitconfig_paths(const char *text, size_t len,
 		c.p += 3;
 
 	while (!at_end(&c)) {
-		char key[256], value[4096];
+		char key[256], value[4096], alt[4096];
 		size_t n = 0;
 		bool want;
 
@@ -322,11 +487,13 @@ void lr_gitconfig_paths(const char *text, size_t len,
 		want = (strcmp(c.section, "core") == 0 && !c.subsection && strcmp(key, "hookspath") == 0) ||
 		       (strcmp(c.section, "include") == 0 && !c.subsection && strcmp(key, "path") == 0) ||
 		       (strcmp(c.section, "includeif") == 0 && c.subsection && strcmp(key, "path") == 0);
-		if (parse_value(&c, value, sizeof(value)) && want && *value) {
+		if (parse_value(&c, value, alt, sizeof(value)) && want && *value) {
 			char full[sizeof(c.section) + sizeof(key) + 1];
 
 			snprintf(full, sizeof(full), "%s.%s", c.section, key);
 			cb(data, full, value);
+			if (strcmp(alt, value) != 0)
+				cb(data, full, alt);
 		}
 		skip_line(&c);
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -373,5 +373,95 @@ char *lr_path_canonical(const char *path)
 	free(copy);
 	if (!out)
 		errno = ENOENT;
+	return out;
+}
+
+size_t lr_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+bool lr_utf8_hidden(const unsigned char *s, size_t len)
+{
+	if (len == 2)
+		return s[0] == 0xc2 && s[1] <= 0x9f;
+	if (len == 3 && s[0] == 0xe2 && s[1] == 0x80)
+		return s[2] >= 0xaa && s[2] <= 0xae;
+	if (len == 3 && s[0] == 0xe2 && s[1] == 0x81)
+		return s[2] >= 0xa6 && s[2] <= 0xa9;
+	return false;
+}
+
+size_t lr_escape(char *out, size_t outlen, const char *str, size_t len, bool backslash)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t used = 0, need = 0;
+	bool full = false;
+
+	for (size_t i = 0; i < len;) {
+		char piece[16];
+		size_t n = 0, take = 1, seq;
+
+		if (s[i] == '\\' && backslash) {
+			n = (size_t)snprintf(piece, sizeof(piece), "\\\\");
+		} else if (s[i] < 0x20 || s[i] == 0x7f) {
+			n = (size_t)snprintf(piece, sizeof(piece), "\\x%02x", s[i]);
+		} else if (s[i] < 0x80) {
+			piece[n++] = (char)s[i];
+		} else if ((seq = lr_utf8_len(s + i, len - i)) && !lr_utf8_hidden(s + i, seq)) {
+			memcpy(piece, s + i, seq);
+			n = take = seq;
+		} else {
+			take = seq ? seq : 1;
+			for (size_t k = 0; k < take; k++)
+				n += (size_t)snprintf(piece + n, sizeof(piece) - n, "\\x%02x",
+						      s[i + k]);
+		}
+		if (!full && used + n < outlen) {
+			memcpy(out + used, piece, n);
+			used += n;
+		} else {
+			full = true;
+		}
+		need += n;
+		i += take;
+	}
+	if (outlen)
+		out[used] = '\0';
+	return need;
+}
+
+char *lr_escape_dup(const char *s)
+{
+	size_t len = strlen(s), need = lr_escape(NULL, 0, s, len, true);
+	char *out = malloc(need + 1);
+
+	if (out)
+		lr_escape(out, need + 1, s, len, true);
 	return out;
 }

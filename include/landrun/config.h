@@ -20,6 +20,27 @@
 #define LR_CONFIG_ERR_OPEN (-1)
 #define LR_CONFIG_ERR_INSIDE (-2)
 
+/* A line of a policy file holds at most this many bytes besides its newline. */
+#define LR_CONFIG_MAX_LINE 65534
+
+/*
+ * What in the line LINE (LEN bytes, without its newline) a policy file
+ * cannot hold as it shows it, or NULL: a NUL byte (which would cut the value
+ * that cat shows whole), a control byte but a tab (a carriage return only at
+ * the end: CRLF), a bidirectional override, or more than LR_CONFIG_MAX_LINE
+ * bytes.  Into WHY (LEN bytes) as "a NUL byte at column 12".
+ */
+bool lr_config_line_problem(const char *line, size_t len, char *why, size_t whylen);
+
+/*
+ * LINE (one line, no newline) as the policy reader takes it: 1 a setting,
+ * *NAME and *VALUE (malloc'd) its name and its value as written (before
+ * expansion: what comments and blanks leave of it); 0 a comment or a blank
+ * line; -1 anything else (a section, a line without '=', a line
+ * lr_config_line_problem refuses); -ENOMEM.
+ */
+int lr_config_parse_line(const char *line, char **name, char **value);
+
 /* Load the policy file PATH into POLICY.  0, or LR_CONFIG_ERR_* with ERR
  * naming the file, and FILE:LINE for an error inside it. */
 int lr_config_load_file(const char *path, struct lr_policy *policy, int depth,

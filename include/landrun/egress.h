@@ -105,12 +105,18 @@ struct lr_http_request {
 	const char *target;	/* ABSOLUTE: the path and query in the head, "/..." or "" */
 	size_t target_len;
 	size_t head_len;	/* up to and with the blank line */
+	size_t body_len;	/* ABSOLUTE: its Content-Length (0: none); the rest is not sent */
 };
 
 /*
  * Parse the head of a request in BUF (LEN bytes, the blank line included).
  * 0; or -EINVAL with a reason in WHY (for the 400 answer); -ENOTSUP for a
- * request that is neither CONNECT nor an absolute http:// URI.
+ * request that is neither CONNECT nor an absolute http:// URI.  Strict, so
+ * that the upstream reads the head as the proxy did: every line ends with
+ * CRLF (no bare CR or LF), no control byte but a tab in a header, no folded
+ * header line, nothing (not even a blank) between a header's name and its
+ * colon; for an http:// request, one Content-Length at most (its body's
+ * length: what follows it is not forwarded) and no Transfer-Encoding.
  */
 int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, const char **why);
 

@@ -92,6 +92,9 @@ struct lr_learn_context {
 	int abi;		/* the Landlock ABI in use */
 	unsigned unprivileged_port; /* net.ipv4.ip_unprivileged_port_start */
 	const char *profile;	/* the profile landrun chose by default, or NULL */
+	const char *path;	/* the --learn FILE, for messages (borrowed), or NULL */
+	const struct lr_secret_glob *secrets;	/* the policy's secret = GLOB (borrowed) */
+	size_t n_secrets;
 };
 
 /* From POLICY (its grants resolved against the current directory), HOME
@@ -140,9 +143,17 @@ struct lr_learned {
 	struct lr_learned_entry *v;
 	size_t n;
 	struct lr_strlist lines;	/* the user's, in their order */
+	size_t bad_line;	/* -EINVAL from lr_learned_parse: the line at fault */
+	char bad[128];		/* and what is wrong with it */
 };
 
-/* Read a --learn file's TEXT (LEN bytes) into L.  0, or -ENOMEM. */
+/*
+ * Read a --learn file's TEXT (LEN bytes) into L, each line as the policy
+ * reader takes it (config.c): a "# denied" comment and the setting after it
+ * are an entry when the setting is one --learn writes and its value reads
+ * back as it is; any other line is the user's, kept as it is.  0, -ENOMEM,
+ * or -EINVAL for a line a policy file cannot hold (L->bad_line, L->bad).
+ */
 int lr_learned_parse(const char *text, size_t len, struct lr_learned *l);
 
 /* Count D, with A (lr_learn_advise's), in L.  0, or -ENOMEM. */

@@ -110,6 +110,12 @@ struct lr_dest {
 	uint16_t port;
 };
 
+/* secret = GLOB, --secret GLOB: more names of files to keep out. */
+struct lr_secret_glob {
+	char *glob;
+	char *name;		/* for messages: "--secret GLOB", or "FILE:LINE: secret = GLOB" */
+};
+
 struct lr_policy {
 	struct lr_grant *grants;
 	size_t n_grants;
@@ -127,6 +133,8 @@ struct lr_policy {
 	size_t n_allow_dotenv;
 	char **allow_protected;	/* protected paths the user accepts to make writable */
 	size_t n_allow_protected;
+	struct lr_secret_glob *secrets;	/* names of secret files besides landrun's own */
+	size_t n_secrets;
 
 	int *keep_fds;
 	size_t n_keep_fds;
@@ -184,6 +192,7 @@ void lr_policy_free(struct lr_policy *p);
 
 /* Append helpers: 0, or -ENOMEM.  The policy takes copies of the strings. */
 int lr_policy_add_grant(struct lr_policy *p, const char *path, unsigned access, const char *flag);
+int lr_policy_add_secret(struct lr_policy *p, const char *glob);
 int lr_policy_add_env(struct lr_policy *p, enum lr_env_kind kind, const char *name,
 		      const char *value);
 

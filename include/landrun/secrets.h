@@ -22,6 +22,29 @@
 bool lr_secret_name(const char *name);
 
 /*
+ * What NAME (one directory entry) is kept out as, if it is a secret: "a
+ * secret file" (lr_secret_name), or a credential file by its well-known
+ * name: .npmrc, .pypirc, .netrc, .git-credentials, .pgpass, .dev.vars,
+ * credentials.json, service-account.json, *.tfstate, secrets.y(a)ml, SSH
+ * private keys (id_rsa, id_ed25519...), *.key, *.pem but certificates by
+ * name (*cert*.pem, *chain*.pem, *bundle*.pem, ca.pem...), key stores
+ * (*.p12, *.pfx, *.jks), and, in the directory PARENT (the name of the
+ * directory NAME is in, or NULL when unknown), .aws/credentials,
+ * .docker/config.json, .kube/config, gh/hosts.yml...; their editors'
+ * leftovers too.  NULL: not a secret by name.
+ */
+const char *lr_secret_kind(const char *parent, const char *name);
+
+/*
+ * A user's secret glob (secret = GLOB, --secret GLOB): fnmatch(3) in any
+ * case, on the entry's name when GLOB has no '/', on its whole canonical
+ * path when GLOB starts with '/', and else on as many trailing components
+ * as GLOB has ("config/master.key").  _valid: not empty, no empty component.
+ */
+bool lr_secret_glob_valid(const char *glob);
+bool lr_secret_glob_match(const char *glob, const char *path);
+
+/*
  * Does NAME (one directory entry) hold code or commands that run later
  * outside the sandbox: a git directory, a harness's or an editor's project
  * settings, a git hook manager's configuration, a shell start-up file?
@@ -35,7 +58,9 @@ const char *lr_protected_name(const char *name);
  * core.hooksPath, include.path and includeIf.*.path (KEY is given
  * lowercased, as "core.hookspath" or "include.path").  Quoting and escapes
  * are undone, CRLF read as LF and a UTF-8 byte order mark skipped, as git
- * does; a malformed line is skipped.
+ * does (held to git 2.39's reading by a test against git itself); a value
+ * whose blanks git versions write differently (a tab: as it is, or as a
+ * space) is reported both ways; a malformed line is skipped.
  */
 void lr_gitconfig_paths(const char *text, size_t len,
 			void (*cb)(void *data, const char *key, const char *value), void *data);

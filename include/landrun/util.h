@@ -95,6 +95,28 @@ struct lr_buf {
 /* Append LEN bytes of S.  0 or -ENOMEM. */
 int lr_buf_add(struct lr_buf *b, const char *s, size_t len);
 
+/* The length of the valid UTF-8 sequence at S (N > 0 bytes left) that is not
+ * ASCII: 2 to 4; 0 for an ASCII byte or one that starts no valid sequence. */
+size_t lr_utf8_len(const unsigned char *s, size_t n);
+
+/* Is the valid UTF-8 sequence at S (LEN bytes) one a terminal acts on or
+ * shows in another place: a C1 control (U+0080..U+009F), a bidirectional
+ * embedding, override or isolate (U+202A..U+202E, U+2066..U+2069)? */
+bool lr_utf8_hidden(const unsigned char *s, size_t len);
+
+/*
+ * LEN bytes of S as they may be shown on a terminal or put in a log or a
+ * comment: a control byte (below 0x20, 0x7f), a byte that starts no valid
+ * UTF-8 sequence, and each byte of a sequence lr_utf8_hidden() takes become
+ * \xNN; a backslash becomes \\ when BACKSLASH (so that the text can be told
+ * from an escape).  Into OUT (OUTLEN > 0 bytes, always terminated, never cut
+ * inside an escape); returns the length the whole would take, as snprintf.
+ */
+size_t lr_escape(char *out, size_t outlen, const char *s, size_t len, bool backslash);
+
+/* lr_escape() of the string S, with backslashes, malloc'd (NULL: out of memory). */
+char *lr_escape_dup(const char *s);
+
 /* Grow *ARR (of *N elements of SIZE bytes) by one zeroed element; returns it or NULL. */
 void *lr_array_push(void *arr_ptr, size_t *n, size_t size);
 

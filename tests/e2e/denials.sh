@@ -387,6 +387,69 @@ t_egress() {
 		13 "read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")"
 }
 
+# Names the command chose never become settings of the learned file, nor
+# break its comments (issue 20): newlines that spell settings, and ' ;' after
+# a newline, which the reader would take as the start of a comment.
+t_learn_names() {
+	local L=$T/names C=$W/names.conf evil deep n
+	evil="$L/x
+rw = /
+unrestricted-network = true"
+	deep="$L/s
+rw = $L/opt/victim ;/f"
+	mkdir -p "$L/opt" "$(dirname "$deep")" "$(dirname "$evil")" && echo x >"$evil" && echo x >"$deep" &&
+		echo x >"$L/plain" || exit 1
+	rm -f "$C"
+	lr --learn "$C" -- "$TRY" read "$evil"
+	lr --config "$C" --learn "$C" -- "$TRY" read "$deep"
+	lr --config "$C" --learn "$C" -- "$TRY" read "$evil"
+	n=$(grep -cv '^\(#.*\)\?$' "$C")
+	if [ "$n" = 0 ] && grep -qF "read $L/x\x0arw = /\x0aunrestricted-network = true" "$C"; then
+		tap_ok "--learn: names with newlines and ' ;' stay escaped in comments, three runs"
+	else
+		tap_not_ok "--learn: $n settings from names the command chose: $(tr '\n' '|' <"$C")"
+	fi
+	run "$LANDRUN" "${SYS[@]}" --config "$C" --explain -- "$TRY" exit 0
+	if [ "$RC" = 0 ] && grep -q '^network: restricted' "$W/out" && ! grep -q "$L" "$W/out"; then
+		tap_ok "--learn: the file read back grants nothing of theirs, network restricted"
+	else
+		tap_not_ok "--learn: read back: status $RC: $(grep -e network -e "$L" "$W/out" | tr '\n' '|')"
+	fi
+	lr --learn "$W/plain.conf" -- "$TRY" read "$L/plain"
+	if grep -qx "ro = $L/plain" "$W/plain.conf"; then
+		tap_ok "control: --learn writes a plain name as a setting"
+	else
+		tap_not_ok "control: --learn did not learn $L/plain: $(tr '\n' '|' <"$W/plain.conf")"
+	fi
+}
+
+# Paths and process names the command chose reach the terminal escaped.
+t_escaped() {
+	local L=$T/esc f name
+	f="$L/$(printf 'a\033]0;pwned\007\033[31mb')"
+	name="$L/$(printf '\033[31mtry')"
+	mkdir -p "$L" && echo x >"$f" && cp "$TRY" "$name" || exit 1
+	lr --report-denials -- "$TRY" read "$f"
+	if ! grep -q "$(printf '[\033\007]')" "$W/err" &&
+		grep -qF 'a\x1b]0;pwned\x07\x1b[31mb' "$W/err"; then
+		tap_ok "--report-denials: a path's escape sequences are shown escaped"
+	else
+		tap_not_ok "--report-denials: raw bytes reached the terminal: $(od -c "$W/err" | head -5 | tr '\n' '|')"
+	fi
+	lr --report-denials --rox "$L" -- "$name" read "$T/f"
+	if ! grep -q "$(printf '\033')" "$W/err" && grep -qF '(by \x1b[31mtry, pid' "$W/err"; then
+		tap_ok "--report-denials: a process name's escape sequences are shown escaped"
+	else
+		tap_not_ok "--report-denials: the process name: $(od -c "$W/err" | head -5 | tr '\n' '|')"
+	fi
+	lr --report-denials -- "$TRY" read "$T/f"
+	if grep -qF "denied read $T/f (by lr-try, pid" "$W/err"; then
+		tap_ok "control: a plain path and name are shown as they are"
+	else
+		tap_not_ok "control: $(tr '\n' '|' <"$W/err")"
+	fi
+}
+
 t_nothing
 t_read
 t_egress
@@ -398,6 +461,8 @@ t_calls
 t_children
 t_secret
 t_learn
+t_learn_names
+t_escaped
 t_tracer
 t_exitkill
 t_no_secret

@@ -142,10 +142,24 @@ def http(name, conn):
         method, path = head[0].split(" ")[:2]
         host = next((h.split(":", 1)[1].strip() for h in head[1:]
                      if h.lower().startswith("host:")), "-")
-        rec(name, "%s %s host=%s" % (method, path, host))
         body = ("upstream %s method=%s path=%s host=%s\n" % (name, method, path, host)).encode()
+        if not path.startswith("/held"):
+            rec(name, "%s %s host=%s" % (method, path, host))
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+                         % len(body) + body)
+            return
+        # /held: answer, say so (half-close), and count what else arrives
+        # until the proxy closes: one request per connection, and its body
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
                      % len(body) + body)
+        conn.shutdown(socket.SHUT_WR)
+        rest = data.split(b"\r\n\r\n", 1)[1]
+        while True:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            rest += chunk
+        rec(name, "%s %s host=%s after=%r" % (method, path, host, rest))
     except Exception as e:
         rec(name, "error " + repr(e))
     finally:
@@ -434,6 +448,37 @@ refused() { # DESC SERVER ERROR ARGS...: 403, naming ERROR, and the server saw n
 	saw_nothing "$desc" "$server"
 }
 C=(-- "$PYTHON" "$W/ro/client.py")
+cat >"$W/ro/raw.py" <<'EOF'
+import ast, os, socket, sys
+
+# raw.py BYTES [trickle]: send BYTES (a Python bytes literal) to the proxy as
+# they are; trickle: one byte a second, until the proxy answers
+data = ast.literal_eval(sys.argv[1])
+proxy = os.environ["HTTP_PROXY"].split("//")[1]
+ph, pp = proxy.rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=30)
+if len(sys.argv) > 2:
+    import select, time
+    start = time.monotonic()
+    for b in data:
+        if select.select([s], [], [], 1)[0]:
+            break
+        s.sendall(bytes([b]))
+    print("AFTER", int(time.monotonic() - start))
+else:
+    s.sendall(data)
+got = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+head, _, body = got.partition(b"\r\n\r\n")
+line = head.split(b"\r\n")[0].decode(errors="replace")
+print("STATUS", line.split(" ")[1] if " " in line else "none")
+print(body.decode(errors="replace").strip())
+EOF
+R=(-- "$PYTHON" "$W/ro/raw.py")
 refused "CONNECT forbidden.test:8080 (not allowed)" forbidden http_request_denied \
 	"${C[@]}" connect forbidden.test:8080
 refused "GET http://forbidden.test:8080/ (not allowed)" forbidden http_request_denied \
@@ -468,6 +513,53 @@ client "${A[@]}" "${C[@]}" absolute allowed.test:8080 forbidden.test
 assert "GET http://allowed.test:8080/ with Host: forbidden.test: Host is rewritten" \
 	out_has "host=allowed.test:8080"
 saw "Host rewritten" allowed
+
+# a plain request is held to its Host: malformed heads are refused (400)
+# before anything reaches the upstream, a pipelined second request never
+# does, and the body of a Content-Length does
+bad_head() { # DESC BYTES
+	mark allowed
+	client "${A[@]}" "${R[@]}" "$2"
+	assert "$1 -> 400" out_has "STATUS 400"
+	saw_nothing "$1" allowed
+}
+GA="b'GET http://allowed.test:8080/x HTTP/1.1"
+bad_head "a space before the colon (Host :)" "$GA\r\nHost : forbidden.test\r\n\r\n'"
+bad_head "Host after a bare LF" "$GA\r\nX: 1\nHost: forbidden.test\r\n\r\n'"
+bad_head "a bare CR" "$GA\r\nX: 1\rHost: forbidden.test\r\n\r\n'"
+bad_head "a control byte in a header" "$GA\r\nX: a\x1b[2Jb\r\n\r\n'"
+bad_head "a folded header line" "$GA\r\nX: a\r\n Host: forbidden.test\r\n\r\n'"
+bad_head "Transfer-Encoding (a body of no stated length)" \
+	"$GA\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'"
+held() { # DESC BYTES WANT: the upstream got one request, and WANT after its head
+	mark allowed
+	client "${A[@]}" "${R[@]}" "$2"
+	assert "$1: answered" out_has "STATUS 200"
+	if wait_count allowed $((BEFORE + 1)) &&
+		tail -n 1 "$W/allowed.log" | grep -qF -- "host=allowed.test:8080 after=$3"; then
+		tap_ok "$1: the upstream got $3 after the head"
+	else
+		tap_not_ok "$1: the upstream got: $(tail -n 1 "$W/allowed.log")"
+	fi
+}
+client --log-level info "${A[@]}" "${R[@]}" "b'CONNECT a\\xc2\\x9b31m.test:8080 HTTP/1.1\\r\\n\\r\\n'"
+if out_has "STATUS 400" && ! grep -q "$(printf '\302\233')" "$W/err"; then
+	tap_ok "a host with a C1 control: refused, and not echoed raw to the terminal"
+else
+	tap_not_ok "a host with a C1 control: $(od -c "$W/err" | head -3 | tr '\n' '|')"
+fi
+mark allowed
+client "${A[@]}" "${R[@]}" "$GA\r\nX-Slow: $(printf '%040d' 0)\r\n\r\n'" trickle
+if out_has "STATUS 408" && grep -Eq '^AFTER (9|10|11)$' "$W/out"; then
+	tap_ok "a client that sends its head a byte a second: 408 after 10 seconds"
+else
+	tap_not_ok "a slow client: $(tr '\n' '|' <"$W/out")"
+fi
+saw_nothing "a slow client" allowed
+held "a second request pipelined after a GET" \
+	"b'GET http://allowed.test:8080/held HTTP/1.1\r\nHost: allowed.test:8080\r\n\r\nGET /second HTTP/1.1\r\nHost: forbidden.test\r\n\r\n'" "b''"
+held "control: a POST's body of its Content-Length" \
+	"b'POST http://allowed.test:8080/held HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /second HTTP/1.1\r\nHost: forbidden.test\r\n\r\n'" "b'hello'"
 
 # ---------------------------------------------------------------------------
 # 5. The command: no capabilities; the proxy's variables.

@@ -275,6 +275,57 @@ t_dotenv() {
 }
 
 # ===========================================================================
+# Credential files by their well-known names, kept out like .env; templates,
+# certificates and the project's own files stay readable; --secret and
+# secret = GLOB add names.
+
+CREDENTIALS=(.npmrc .pypirc .netrc .git-credentials .dev.vars credentials.json
+	service-account.json id_rsa id_ed25519 server.key server.pem terraform.tfstate
+	secrets.yaml secrets.yml .pgpass .aws/credentials .docker/config.json .npmrc~)
+READABLE=(package.json cert.pem fullchain.pem id_rsa.pub .npmrc.example
+	secrets.example.yaml .aws/config config.json)
+
+t_credentials() {
+	local f
+	needs_abi 1 "credentials: kept out" || return
+	fixture credentials
+	mkdir -p proj/.aws proj/.docker
+	for f in "${CREDENTIALS[@]}" "${READABLE[@]}" src/token.txt src/other.txt; do
+		echo "token=$SECRET_VALUE" >"proj/$f"
+	done
+	for f in "${CREDENTIALS[@]}"; do
+		plain read "proj/$f";			expect "control: proj/$f readable outside" 0
+		lr --ro proj -- "$TRY" read "proj/$f";	expect "credentials: proj/$f kept out" 13
+	done
+	for f in "${READABLE[@]}"; do
+		lr --ro proj -- "$TRY" read "proj/$f";	expect "credentials: proj/$f readable" 0
+	done
+	lr --ro proj -- "$TRY" read proj/src/token.txt
+	expect "control: proj/src/token.txt readable without --secret" 0
+	lr --ro proj --secret token.txt -- "$TRY" read proj/src/token.txt
+	expect "credentials: --secret token.txt keeps it out" 13
+	lr --ro proj --secret token.txt -- "$TRY" read proj/src/other.txt
+	expect "credentials: ... and not the file beside it" 0
+	lr --ro proj --secret 'src/*.txt' -- "$TRY" read proj/src/other.txt
+	expect "credentials: --secret 'src/*.txt' keeps out src/other.txt" 13
+	printf 'secret = *.TXT\n' >policy.conf
+	lr --config policy.conf --ro proj -- "$TRY" read proj/src/other.txt
+	expect "credentials: secret = *.TXT in a policy file (any case)" 13
+	lr --ro proj --allow-dotenv proj/.npmrc -- "$TRY" read proj/.npmrc
+	expect "credentials: --allow-dotenv proj/.npmrc makes it readable" 0
+	lr --ro proj/.npmrc --rw mark -- "$TRY" create mark/ran
+	expect "credentials: --ro proj/.npmrc (the file itself) refused" 125
+	assert "credentials: the command did not run" not_ran
+	lr --ro proj --secret token.txt --explain -- "$TRY" exit 0
+	assert "credentials: --explain says why .npmrc is kept out" \
+		out_matches "proj/\.npmrc.*credential file"
+	assert "credentials: --explain names the --secret that kept token.txt out" \
+		out_matches "token\.txt.*--secret token\.txt"
+	lr --secret '' -- "$TRY" exit 0
+	expect "credentials: --secret '' refused" 125
+}
+
+# ===========================================================================
 # Inherited file descriptors are closed unless kept.
 
 t_fds() {
@@ -496,6 +547,19 @@ t_explain() {
 	assert "${D[4]}" not_ran
 	lr "${m[@]}" "$TRY" create mark/ran;			expect "${D[5]}" 0
 	assert "${D[5]}: witness present" ran
+
+	# a grant expanded from the environment, shown escaped (and its error)
+	local esc
+	esc=$(printf 'e\033]0;pwned\007\033[31m')
+	mkdir -p "proj/$esc" && printf 'ro = ${LRT_ESC}\n' >esc.conf || exit 1
+	LRT_ESC=$F/proj/$esc lr --config esc.conf --explain -- "$TRY" exit 0
+	expect "explain: a grant from \${LRT_ESC} (escape sequences in it)" 0
+	assert "explain: shown escaped, no raw ESC or BEL" \
+		bash -c "! grep -q \"\$(printf '[\\033\\007]')\" '$W/out' && grep -qF 'e\\x1b]0;pwned\\x07' '$W/out'"
+	LRT_ESC=$F/proj/missing-$esc lr --config esc.conf -- "$TRY" exit 0
+	expect "explain: a missing one is refused" 125
+	assert "explain: the error names it escaped" \
+		bash -c "! grep -q \"\$(printf '[\\033\\007]')\" '$W/err' && grep -qF 'missing-e\\x1b]0;pwned' '$W/err'"
 }
 
 # ===========================================================================
@@ -542,6 +606,7 @@ t_link_rename
 t_truncate
 t_exec
 t_dotenv
+t_credentials
 t_fds
 t_env
 t_status

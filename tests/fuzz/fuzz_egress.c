@@ -58,6 +58,16 @@ static void head(const char *buf, size_t size)
 	lr_fuzz_check(memmem(out.s, out.len, "\r\n\r\n", 4) == out.s + out.len - 4,
 		      "a blank line inside the upstream head");
 	lr_fuzz_check(count_ci(out.s, out.len, "\r\nhost:") == 1, "not one Host header");
+	for (size_t i = 0; i < out.len; i++) {
+		unsigned char c = (unsigned char)out.s[i];
+
+		lr_fuzz_check(c != '\r' || (i + 1 < out.len && out.s[i + 1] == '\n'),
+			      "a bare CR sent upstream");
+		lr_fuzz_check(c != '\n' || (i > 0 && out.s[i - 1] == '\r'), "a bare LF sent upstream");
+		lr_fuzz_check(c >= 0x20 || c == '\r' || c == '\n' || c == '\t', "a control byte "
+			      "sent upstream");
+		lr_fuzz_check(c != 0x7f, "DEL sent upstream");
+	}
 	lr_fuzz_check(count_ci(out.s, out.len, "\r\nproxy-authorization:") == 0,
 		      "Proxy-Authorization forwarded");
 	free(out.s);

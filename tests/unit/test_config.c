@@ -155,6 +155,141 @@ Test(config, errors, .init = setup)
 	}
 }
 
+static void write_bytes(const char *name, const char *data, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A file that would show one thing and mean another is refused at its line. */
+Test(config, what_it_shows, .init = setup)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *message; /* NULL: accepted, with the grant WANT */
+		const char *want;
+	} cases[] = {
+#define T(s) s, sizeof(s) - 1
+		{ T("ro = /usr\nro = /a/b\0/proj\n"), "a.conf:2: a NUL byte at column 10", NULL },
+		{ T("# x\0\nro = /usr\n"), "a.conf:1: a NUL byte", NULL },
+		{ T("ro = /a\rb\n"), "a.conf:1: a control byte (\\x0d) at column 8", NULL },
+		{ T("ro = /a\x1b[2Kb\n"), "a.conf:1: a control byte (\\x1b)", NULL },
+		{ T("ro = /a\x7f\n"), "a.conf:1: a control byte (\\x7f)", NULL },
+		{ T("ro = /a\xe2\x80\xae" "b\n"), "a.conf:1: a control character or a "
+						"bidirectional override", NULL },
+		{ T("ro = /a\xc2\x9b\n"), "a.conf:1: a control character", NULL },
+		/* the positive controls */
+		{ T("ro = /usr\r\n"), NULL, "/usr" },
+		{ T("ro =\t/usr\t# a tab\n"), NULL, "/usr" },
+		{ T("\xef\xbb\xbfro = /usr\n"), NULL, "/usr" },
+		{ T("ro = /caf\xc3\xa9\n"), NULL, "/caf\xc3\xa9" },
+		{ T("ro = /usr"), NULL, "/usr" },
+#undef T
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct lr_opt_error err;
+		struct lr_policy p;
+		enum lr_opt_result r;
+
+		write_bytes("a.conf", cases[i].text, cases[i].len);
+		r = parse(&p, &err, "--config", "a.conf", "true", NULL, NULL);
+		if (cases[i].message) {
+			cr_expect_eq(r, LR_OPT_ERROR, "case %zu accepted", i);
+			cr_expect(strstr(err.msg, cases[i].message), "case %zu: want %s, got %s", i,
+				  cases[i].message, err.msg);
+			cr_expect_eq(p.n_grants, i == 0 ? 1 : 0, "case %zu: %zu grants", i,
+				     p.n_grants);
+		} else {
+			cr_expect_eq(r, LR_OPT_RUN, "case %zu: %s", i, err.msg);
+			cr_expect(p.n_grants == 1 && strcmp(p.grants[0].path, cases[i].want) == 0,
+				  "case %zu: want one grant of %s", i, cases[i].want);
+		}
+		lr_policy_free(&p);
+	}
+}
+
+/* A comment line of 64 KiB used to be cut by the reader, its tail applied. */
+Test(config, long_lines, .init = setup)
+{
+	static const size_t lens[] = { LR_CONFIG_MAX_LINE, LR_CONFIG_MAX_LINE + 1, 64 * 1024,
+				       64 * 1024 + 1, 200 * 1024 };
+	const char tail[] = "ro = /etc";
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
+		size_t n = lens[i];
+		char *text = malloc(n + 32);
+		struct lr_opt_error err;
+		struct lr_policy p;
+		enum lr_opt_result r;
+
+		cr_assert_not_null(text);
+		memset(text, ' ', n);
+		text[0] = '#';
+		memcpy(text + n - strlen(tail), tail, strlen(tail));
+		memcpy(text + n, "\nro = /usr\n", 11);
+		write_bytes("a.conf", text, n + 11);
+		r = parse(&p, &err, "--config", "a.conf", "true", NULL, NULL);
+		if (n <= LR_CONFIG_MAX_LINE) {
+			cr_expect_eq(r, LR_OPT_RUN, "%zu bytes: %s", n, err.msg);
+			cr_expect(p.n_grants == 1 && strcmp(p.grants[0].path, "/usr") == 0,
+				  "%zu bytes: the comment's tail was applied", n);
+		} else {
+			cr_expect_eq(r, LR_OPT_ERROR, "%zu bytes: accepted", n);
+			cr_expect(strstr(err.msg, "a.conf:1: a line longer than"), "%zu bytes: %s", n,
+				  err.msg);
+			cr_expect_eq(p.n_grants, 0, "%zu bytes: %zu grants", n, p.n_grants);
+		}
+		lr_policy_free(&p);
+		free(text);
+	}
+}
+
+Test(config, parse_line)
+{
+	static const struct {
+		const char *line;
+		int r;
+		const char *name, *value;
+	} cases[] = {
+		{ "rw = /a", 1, "rw", "/a" },
+		{ "  rw=/a  ", 1, "rw", "/a" },
+		{ "rw: /a", 1, "rw", "/a" },
+		{ "rw = /a ;/b", 1, "rw", "/a" },
+		{ "rw = /a #b", 1, "rw", "/a" },
+		{ "rw = /a;b", 1, "rw", "/a;b" },
+		{ "rw = ~", 1, "rw", "~" },
+		{ "rw = ", 1, "rw", "" },
+		{ "# rw = /a", 0, NULL, NULL },
+		{ "; rw = /a", 0, NULL, NULL },
+		{ "", 0, NULL, NULL },
+		{ "rw /a", -1, NULL, NULL },
+		{ "[s]", -1, NULL, NULL },
+		{ "rw = /a\nrw = /b", -1, NULL, NULL },
+		{ "rw = /a\x1b", -1, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *name, *value;
+		int r = lr_config_parse_line(cases[i].line, &name, &value);
+
+		cr_expect_eq(r, cases[i].r, "'%s': %d", cases[i].line, r);
+		if (r == 1 && cases[i].r == 1) {
+			cr_expect_str_eq(name, cases[i].name, "'%s'", cases[i].line);
+			cr_expect_str_eq(value, cases[i].value, "'%s'", cases[i].line);
+		}
+		free(name);
+		free(value);
+	}
+}
+
 Test(config, settings_and_precedence, .init = setup)
 {
 	struct lr_opt_error err;

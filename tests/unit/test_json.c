@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "landrun/json.h"
+#include "landrun/util.h"
 
 static const struct {
 	const char *in;
@@ -27,6 +28,12 @@ static const struct {
 	{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },	/* past U+10FFFF */
 	{ "\xc3", "\"\\ufffd\"" },					/* cut short */
 	{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },
+	/* what a terminal acts on when the log is shown: escaped too */
+	{ "a\xc2\x9b" "31m", "\"a\\u009b31m\"" },			/* a C1 CSI */
+	{ "\xc2\xa0", "\"\xc2\xa0\"" },				/* no-break space: kept */
+	{ "a\xe2\x80\xae" "b", "\"a\\u202eb\"" },		/* right-to-left override */
+	{ "\xe2\x81\xa6", "\"\\u2066\"" },				/* left-to-right isolate */
+	{ "\xe2\x80\xa9", "\"\xe2\x80\xa9\"" },			/* paragraph separator: kept */
 };
 
 Test(json, strings)
@@ -60,4 +67,42 @@ Test(json, null_and_lists)
 	cr_assert_eq(fclose(out), 0);
 	cr_expect_str_eq(buf, "null[\"a\",\"b\\\"\"]\"abc\"");
 	free(buf);
+}
+
+/* lr_escape: what the terminal, the logs and --learn's comments show. */
+Test(json, escape)
+{
+	static const struct {
+		const char *in;
+		bool backslash;
+		const char *out;
+	} esc[] = {
+		{ "plain /path", true, "plain /path" },
+		{ "a\x1b]0;t\x07" "b", true, "a\\x1b]0;t\\x07b" },
+		{ "nl\ncr\rtab\t", false, "nl\\x0acr\\x0dtab\\x09" },
+		{ "a\\b", true, "a\\\\b" },
+		{ "a\\b", false, "a\\b" },
+		{ "\x7f", true, "\\x7f" },
+		{ "caf\xc3\xa9", true, "caf\xc3\xa9" },
+		{ "\xff\xc3", true, "\\xff\\xc3" },
+		{ "\xc2\x9b" "31m", true, "\\xc2\\x9b31m" },
+		{ "\xe2\x80\xae", true, "\\xe2\\x80\\xae" },
+	};
+
+	for (size_t i = 0; i < sizeof(esc) / sizeof(*esc); i++) {
+		char out[64];
+		size_t need = lr_escape(out, sizeof(out), esc[i].in, strlen(esc[i].in),
+					esc[i].backslash);
+
+		cr_expect_str_eq(out, esc[i].out, "case %zu", i);
+		cr_expect_eq(need, strlen(esc[i].out), "case %zu: %zu", i, need);
+	}
+	/* cut short: never inside an escape, always terminated */
+	{
+		char out[6];
+		size_t need = lr_escape(out, sizeof(out), "ab\x1b", 3, true);
+
+		cr_expect_str_eq(out, "ab");
+		cr_expect_eq(need, 6);
+	}
 }

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landrun/config.h"
 #include "landrun/learn.h"
 #include "landrun/seccomp.h"
 
@@ -327,7 +328,7 @@ Test(learn_file, widened_grouped_and_commented)
 	/* two beneath a directory of the home, not the home itself */
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/a", "/home/u/.config/t/a"));
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.config/t/b", "/home/u/.config/t/b"));
-	learn(&l, fs(LR_DENIED_READ, "/home/u/.npmrc", "/home/u/.npmrc"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.inputrc", "/home/u/.inputrc"));
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.gitconfig", "/home/u/.gitconfig"));
 	/* nothing widened in /proc */
 	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
@@ -364,8 +365,8 @@ Test(learn_file, widened_grouped_and_commented)
 		"# denied 1 time: read /home/u/.gitconfig\n"
 		"ro = /home/u/.gitconfig\n"
 		"\n"
-		"# denied 1 time: read /home/u/.npmrc\n"
-		"ro = /home/u/.npmrc\n"
+		"# denied 1 time: read /home/u/.inputrc\n"
+		"ro = /home/u/.inputrc\n"
 		"\n"
 		"# denied 1 time: read /proc/self/maps\n"
 		"ro = /proc/self/maps\n"
@@ -467,6 +468,148 @@ Test(learn_file, never_a_secret)
 	cr_expect(strstr(text, "\nro = /srv/app\n"), "%s", text);
 	free(text);
 	lr_learned_free(&l);
+}
+
+/* The settings a policy file holds (config.c's reading of each line). */
+static size_t settings_in(const char *text, const char *key, const char *value)
+{
+	size_t n = 0;
+	char *copy = strdup(text), *save = NULL;
+
+	cr_assert_not_null(copy);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *k, *v;
+
+		if (lr_config_parse_line(line, &k, &v) == 1) {
+			n += (!key || strcmp(k, key) == 0) && (!value || strcmp(v, value) == 0);
+			free(k);
+			free(v);
+		}
+	}
+	free(copy);
+	return n;
+}
+
+/* Names the command chose never add a setting, and never break a comment. */
+Test(learn_file, names_the_command_chose)
+{
+	static const char *const names[] = {
+		"/tmp/x\nrw = ~\nunrestricted-network = true",
+		"/tmp/s\nrw = /opt/x/victim ;",
+		"/tmp/a ;/b",
+		"/tmp/a #b",
+		"/tmp/a\tb",
+		"/tmp/a\rrw = /etc",
+		"/tmp/\x1b]0;title\x07\x1b[31m",
+		"/tmp/\xc2\x9b" "31m",
+		"/tmp/a,b",
+		"/tmp/${HOME}",
+		"/tmp/x ",
+	};
+	struct lr_learned l = { 0 };
+	char *text;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		learn(&l, fs(LR_DENIED_READ, names[i], names[i]));
+		learn(&l, fs(LR_DENIED_EXECUTE, names[i], names[i]));
+		learn(&l, fs(LR_DENIED_CREATE, names[i], names[i]));
+		{
+			struct lr_denial d = fs(LR_DENIED_CONNECT_UNIX, names[i], names[i]);
+
+			d.op = LR_DENIED_CONNECT_UNIX;
+			learn(&l, d);
+		}
+	}
+	text = render(&l);
+	/* no setting but the profile's include: /tmp is shared, so not even its parent */
+	cr_expect_eq(settings_in(text, NULL, NULL), 1, "%s", text);
+	cr_expect_eq(settings_in(text, "include", "base"), 1, "%s", text);
+	cr_expect_null(strchr(text, '\x1b'), "%s", text);
+	cr_expect_null(strchr(text, '\r'), "%s", text);
+	cr_expect_null(strchr(text, '\t'), "%s", text);
+	cr_expect_null(strstr(text, "\xc2\x9b"), "%s", text);
+	cr_expect(strstr(text, "read /tmp/x\\x0arw = ~\\x0aunrestricted-network = true: "), "%s",
+		  text);
+	/* every line is a comment, a blank, or the include */
+	{
+		char *copy = strdup(text), *save = NULL;
+
+		for (char *line = strtok_r(copy, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *k, *v;
+			int r = lr_config_parse_line(line, &k, &v);
+
+			cr_expect(r == 0 || r == 1, "line '%s': %d", line, r);
+			if (r == 1) {
+				free(k);
+				free(v);
+			}
+		}
+		free(copy);
+	}
+	/* merged again, the same */
+	lr_learned_free(&l);
+	cr_assert_eq(lr_learned_parse(text, strlen(text), &l), 0);
+	{
+		char *again = render(&l);
+
+		cr_expect_str_eq(again, text);
+		free(again);
+	}
+	free(text);
+	lr_learned_free(&l);
+}
+
+/* The merge reads lines as the policy reader does: what it cannot take as
+ * a learned setting stays the user's, as it is. */
+Test(learn_file, merge_reads_as_the_reader)
+{
+	static const char before[] = "# denied 1 time: read /x\n"
+				     "rw = /opt/x/victim ;/: a comment\n"
+				     "# denied 1 time: read /y\n"
+				     "rw = ~/y\n";
+	static const char nul[] = "ro = /a/b\0/proj\n";
+	static const char cr[] = "ro = /a\rro = /b\n";
+	struct lr_learned l;
+	char *text;
+
+	/* the first is read as the reader reads it, the second kept as it is */
+	cr_assert_eq(lr_learned_parse(before, strlen(before), &l), 0);
+	cr_expect_eq(lr_learned_count(&l), 1);
+	text = render(&l);
+	cr_expect(strstr(text, "\nrw = /opt/x/victim\n"), "%s", text);
+	cr_expect(strstr(text, "\nrw = ~/y\n"), "%s", text);
+	cr_expect_eq(settings_in(text, "rw", "/opt/x/victim"), 1, "%s", text);
+	cr_expect_eq(settings_in(text, "rw", NULL), 2, "%s", text);
+	free(text);
+	lr_learned_free(&l);
+
+	cr_expect_eq(lr_learned_parse(nul, sizeof(nul) - 1, &l), -EINVAL);
+	cr_expect_eq(l.bad_line, 1);
+	cr_expect(strstr(l.bad, "NUL"), "%s", l.bad);
+	cr_expect_eq(lr_learned_parse(cr, sizeof(cr) - 1, &l), -EINVAL);
+}
+
+/* Nothing denied: nothing to sort (qsort(NULL, 0) is undefined). */
+Test(learn_file, nothing_denied)
+{
+	struct lr_learned l = { 0 };
+	char *text = render(&l);
+
+	cr_expect(strstr(text, "include = base\n"), "%s", text);
+	free(text);
+	lr_learned_free(&l);
+}
+
+/* Report lines show what the command chose escaped. */
+Test(learn_advise, escaped)
+{
+	struct lr_denial d = fs(LR_DENIED_READ, "/srv/\x1b]0;pwned\x07", "/srv/\x1b]0;pwned\x07");
+
+	strcpy(d.comm, "\x1b[31mgit");
+	expect_line(&d, "denied read /srv/\\x1b]0;pwned\\x07 (by \\x1b[31mgit, pid 4242): --ro "
+			"/srv/\\x1b]0;pwned\\x07 would allow it, but a policy file cannot hold "
+			"that name: grant it on the command line");
 }
 
 Test(learn_file, update_through_the_descriptor)
