@@ -77,6 +77,7 @@ int lr_broker_choose(struct lr_broker *b, const struct lr_policy *policy,
 	int r;
 
 	b->sock = b->listener = b->ruleset = b->opener = -1;
+	b->policy = policy;
 	if (policy->unrestricted_fs)
 		return 0;
 	for (size_t i = 0; i < rules->n; i++) {
@@ -220,6 +221,39 @@ static enum lr_broker_verdict stricter(enum lr_broker_verdict a, const char *why
 	return a;
 }
 
+/* What the last component NAME of PATH (NAME_AT, within it) is kept out
+ * as, by its name and its directory's (credential files), or by the user's
+ * globs; NULL if not. */
+static const char *secret_kind(const struct lr_broker *b, const char *path, const char *name_at,
+			       const char *name)
+{
+	char parent[NAME_MAX + 1] = "";
+	const char *start = name_at - 1, *kind;
+
+	/* the directory the name is in: .aws of .aws/credentials */
+	if (start > path) {
+		const char *p = start;
+
+		while (p > path && p[-1] != '/')
+			p--;
+		if ((size_t)(start - p) <= NAME_MAX) {
+			memcpy(parent, p, (size_t)(start - p));
+			parent[start - p] = '\0';
+		}
+	}
+	kind = lr_secret_kind(parent[0] ? parent : NULL, name);
+	for (size_t i = 0; !kind && b->policy && i < b->policy->n_secrets; i++)
+		if (lr_secret_glob_match(b->policy->secrets[i].glob, path))
+			kind = b->policy->secrets[i].name;
+	return kind;
+}
+
+static enum lr_broker_verdict secret_named(const struct lr_broker *b, const char *path,
+					   const char *name_at, const char *name)
+{
+	return secret_kind(b, path, name_at, name) ? LR_BROKER_SECRET : LR_BROKER_OK;
+}
+
 enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
 				       const char *path, const char **why)
 {
@@ -259,8 +293,9 @@ enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *ro
 		runner = lr_protected_name(component);
 		if (runner && !allowed(&b->allowed_protected, prefix))
 			v = stricter(v, *why, LR_BROKER_PROTECTED, runner, why);
-		if (!*end && lr_secret_name(component) && !allowed(&b->allowed_secret, prefix))
-			v = stricter(v, *why, LR_BROKER_SECRET, "a secret file", why);
+		if (!*end && !allowed(&b->allowed_secret, prefix))
+			v = stricter(v, *why, secret_named(b, path, name, component),
+				     secret_kind(b, path, name, component), why);
 	}
 	return v;
 }

@@ -69,6 +69,7 @@ struct lr_broker {
 	size_t n_roots;
 	struct lr_fs_rules outer;	/* the grants uncarved: the broker's domain */
 	struct lr_holes *holes;		/* borrowed: by path */
+	const struct lr_policy *policy;	/* borrowed: the user's secret globs */
 	struct lr_broker_inode *inodes;	/* and by inode (those that exist) */
 	size_t n_inodes;
 	struct lr_strlist allowed_protected;	/* --allow-protected, canonical */

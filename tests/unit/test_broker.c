@@ -36,6 +36,11 @@ static const struct {
 	{ "/p/src/.env.local", LR_BROKER_SECRET },
 	{ "/p/.envrc", LR_BROKER_SECRET },
 	{ "/p/config/prod.vars", LR_BROKER_SECRET },
+	/* credential files by their well-known names */
+	{ "/p/.npmrc", LR_BROKER_SECRET },
+	{ "/p/deploy/id_ed25519", LR_BROKER_SECRET },
+	{ "/p/.aws/credentials", LR_BROKER_SECRET },
+	{ "/p/credentials", LR_BROKER_OK },
 	/* a secret in a protected directory is a secret */
 	{ "/p/.vscode/.env", LR_BROKER_SECRET },
 	{ "/p/.git/.env", LR_BROKER_SECRET },
