@@ -196,6 +196,58 @@ t_pid1_timeout() {
 	check_timeout "pid 1" "${PIDNS[@]}"
 }
 
+# check_stop DESC PREFIX...: a SIGTERM to landrun (docker stop) when the
+# whole tree ignores it: killed after --timeout-grace 1.5, 137, and the audit
+# log ends with "cancelled"; the control: 0.3 s after the SIGTERM, before
+# the grace is over, the tree is still there (it does ignore SIGTERM)
+check_stop() {
+	local desc=$1 m1 m2 lp t0 t1 alive_after log=$W/stop.jsonl pre=() opt=()
+	m1=$(mark) m2=$(mark)
+	rm -f "$log"
+	if [ "$desc" = "pid 1" ]; then pre=("${PIDNS[@]}"); else opt=(--init); fi
+	bg "${pre[@]}" "${LR[@]}" "${opt[@]}" --audit-log "$log" --timeout-grace 1.5 -- \
+		sh -c "trap '' TERM; sleep $m1 & exec sleep $m2"
+	if [ -n "${pre[*]}" ]; then lp=$(child_of "$BG"); else lp=$BG; fi
+	if ! until_ok 5 eval 'alive $m1 && alive $m2'; then
+		kill -KILL "$BG"; fin; kill_marked $m1 $m2
+		tap_not_ok "$desc: the tree did not start ($(cat "$W/err"))"
+		return
+	fi
+	t0=$(now_ms)
+	kill -TERM "$lp"
+	sleep 0.3
+	alive $m1 && alive $m2 && kill -0 "$BG" 2>/dev/null && alive_after=1 || alive_after=
+	until_ok 5 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	t1=$(now_ms)
+	fin
+	if [ -n "$alive_after" ]; then tap_ok "control: $desc: the tree ignores SIGTERM (there 0.3 s after it)"
+	else tap_not_ok "control: $desc: the tree ignores SIGTERM (gone 0.3 s after it)"; fi
+	if [ "$RC" = 137 ] && [ $((t1 - t0)) -ge 1400 ] && [ $((t1 - t0)) -lt 4000 ]; then
+		tap_ok "$desc: a stop kills the tree after --timeout-grace 1.5 -> 137 in $((t1 - t0)) ms"
+	else
+		tap_not_ok "$desc: a stop with --timeout-grace 1.5 (got $RC after $((t1 - t0)) ms; $(head -c 300 "$W/err"))"
+	fi
+	if gone $m1 && gone $m2; then tap_ok "$desc: a stop leaves no process of the tree"
+	else tap_not_ok "$desc: a stop left $(marked $m1) $(marked $m2)"; kill_marked $m1 $m2; fi
+	if tail -1 "$log" 2>/dev/null | grep -q '"event":"cancelled".*"reason":"signal","signal":"SIGTERM".*"exit_signal":"SIGKILL"'; then
+		tap_ok "$desc: a stop ends the audit log with cancelled (SIGTERM, then SIGKILL)"
+	else
+		tap_not_ok "$desc: a stop's audit record: $(tail -1 "$log" 2>/dev/null | head -c 300)"
+	fi
+}
+
+t_pid1_stop() {
+	needs_pidns "pid 1: a stop" || return
+	check_stop "pid 1"
+}
+
+t_stop_grace_default() {
+	local D="the grace of a stop is 5 s by default, within docker stop's 10 s"
+	run "${LR[@]}" --init --explain -- true
+	if grep -q 'grace 5000 ms' "$W/out"; then tap_ok "$D"
+	else tap_not_ok "$D: $(grep -i grace "$W/out" | head -1)"; fi
+}
+
 # ===========================================================================
 # --init: a supervisor that is not PID 1 (a child subreaper)
 
@@ -233,6 +285,10 @@ t_init_zombies() {
 
 t_init_timeout() {
 	check_timeout "--init"
+}
+
+t_init_stop() {
+	check_stop "--init"
 }
 
 t_left_behind() {
@@ -684,10 +740,13 @@ t_pid1_sigterm
 t_pid1_zombies
 t_pid1_status
 t_pid1_timeout
+t_pid1_stop
+t_stop_grace_default
 t_forward
 t_init_status
 t_init_zombies
 t_init_timeout
+t_init_stop
 t_left_behind
 t_supervisor_killed
 t_user
