@@ -79,6 +79,11 @@ static void apply_defaults(struct lr_policy *policy)
 
 	if (lr_project_defaults(policy, policy->argv[0], cwd, getenv("HOME"), &err) != LR_OPT_RUN)
 		lr_die("%s", err.msg);
+	/* a container's entrypoint started with -it: the command gets a
+	 * terminal of its own, so that a shell's job control works (the
+	 * terminal protection denies it the foreground of the user's) */
+	if (getpid() == 1 && isatty(STDIN_FILENO))
+		policy->pty = true;
 }
 
 /* --user: names looked up now, the switch made in confine(). */
