@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -126,11 +129,43 @@ size_t lr_landlock_attr_size(int abi)
 	return used ? abi_table[used].attr_size : 0;
 }
 
-static bool probe_seccomp(void)
+/* Does prctl(PR_SET_SECCOMP) load a filter?  Tried in a child, which ends. */
+static bool probe_prctl_filter(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+			      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0
+		      ? 0
+		      : 1);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void probe_seccomp(struct lr_features *f)
 {
 	uint32_t action = SECCOMP_RET_KILL_PROCESS;
 
-	return syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	f->caller_filtered = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == SECCOMP_MODE_FILTER;
+	f->seccomp_by_prctl = false;
+	f->seccomp_errno = 0;
+	f->seccomp_filter = syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	if (f->seccomp_filter)
+		return;
+	f->seccomp_errno = errno;
+	/* a caller's filter that refuses seccomp(2) itself (a container
+	 * engine's profile): filters exist, one is in force, and prctl may
+	 * still load ours (the same call, without flags) */
+	if (f->caller_filtered && probe_prctl_filter())
+		f->seccomp_filter = f->seccomp_by_prctl = true;
 }
 
 void lr_features_probe(struct lr_features *f)
@@ -147,7 +182,7 @@ void lr_features_probe(struct lr_features *f)
 	f->terminal = false;
 	f->terminal_foreign = false;
 
-	f->seccomp_filter = probe_seccomp();
+	probe_seccomp(f);
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;
 	f->landlock_errata = 0;
