@@ -126,14 +126,18 @@ t_pid1_sigterm() {
 	fin
 }
 
-ORPHANS='for i in 1 2 3 4 5; do sh -c "sleep 0.1 & exit 0"; done; exec sleep 30'
+# 5 orphans that end only once PID 1 no longer runs the shell, which reaps
+# any child while it waits for its own (on a slow machine, short-lived
+# orphans were reaped by the shell, and the control saw no zombie); the
+# command needs --rw "$W" for the marker
+ORPHANS="rm -f $W/go; for i in 1 2 3 4 5; do sh -c \"(until [ -e $W/go ]; do sleep 0.05; done) & exit 0\"; done; : >$W/go; exec sleep 30"
 
 t_pid1_zombies() {
 	local D=("pid 1: zombies stay at zero while the command makes orphans"
 		 "control: 5 orphans stay zombies under a PID 1 that does not reap")
 	local lp n
 	needs_pidns "${D[@]}" || return
-	bg "${PIDNS[@]}" "${LR[@]}" -- sh -c "$ORPHANS"
+	bg "${PIDNS[@]}" "${LR[@]}" --rw "$W" -- sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
 	sleep 2
 	n=$(zombies "$lp")
@@ -241,6 +245,49 @@ t_pid1_stop() {
 	check_stop "pid 1"
 }
 
+# PID 1 with a terminal (docker run -it): the command gets a pty of its own
+# (a job-control shell may take its foreground); the control: not PID 1,
+# the command is on the caller's terminal
+t_pid1_pty() {
+	local D=("pid 1, fd 0 a terminal: the command gets a pseudo-terminal of its own (--pty)"
+		 "control: --init, not PID 1: the command is on the caller's terminal")
+	needs_pidns "${D[@]}" || return
+	python3 - "${PIDNS[*]}" "${LR[*]}" >"$W/out" 2>"$W/err" <<'PY'
+import os, pty, sys, time
+def tty_of(cmd):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("sh", ["sh", "-c", cmd])
+    out, end = b"", time.time() + 20
+    while time.time() < end:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+pidns, lr = sys.argv[1], sys.argv[2]
+print("PID1", tty_of(f"echo outer=$(tty); {pidns} {lr} -- sh -c 'echo inner=$(tty)'").replace("\r", ""))
+print("INIT", tty_of(f"echo outer=$(tty); {lr} --init -- sh -c 'echo inner=$(tty)'").replace("\r", ""))
+PY
+	python3 - "$W/out" >"$W/verdict" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for part in ("PID1", "INIT"):
+    block = text.split(part, 1)[1].split("INIT" if part == "PID1" else "\0", 1)[0]
+    o = re.search(r"outer=(/dev/pts/\d+)", block)
+    i = re.search(r"inner=(/dev/pts/\d+)", block)
+    print(part, "same" if o and i and o.group(1) == i.group(1) else "other" if o and i else "none")
+PY
+	if grep -qx "PID1 other" "$W/verdict"; then tap_ok "${D[0]}"
+	else tap_not_ok "${D[0]}: $(tr '\n' ' ' <"$W/out" | head -c 300)"; fi
+	if grep -qx "INIT same" "$W/verdict"; then tap_ok "${D[1]}"
+	else tap_not_ok "${D[1]}: $(tr '\n' ' ' <"$W/out" | head -c 300)"; fi
+}
+
 t_stop_grace_default() {
 	local D="the grace of a stop is 5 s by default, within docker stop's 10 s"
 	run "${LR[@]}" --init --explain -- true
@@ -274,7 +321,7 @@ t_init_status() {
 
 t_init_zombies() {
 	local n
-	bg "${LR[@]}" --init -- sh -c "$ORPHANS"
+	bg "${LR[@]}" --init --rw "$W" -- sh -c "$ORPHANS"
 	sleep 2
 	n=$(zombies "$BG")
 	kill -TERM "$BG"
@@ -741,6 +788,7 @@ t_pid1_zombies
 t_pid1_status
 t_pid1_timeout
 t_pid1_stop
+t_pid1_pty
 t_stop_grace_default
 t_forward
 t_init_status
