@@ -359,6 +359,21 @@ else
 	skip "the engine's seccomp profile refusing landlock_* or seccomp: no $PROFILE to start from"
 fi
 
+# --- a harness profile, as the README says it fares ----------------------------------
+# (the example image has no CA certificates, which the profiles read: the host's)
+if [ -d /etc/ssl/certs ] && [ -d /usr/share/ca-certificates ]; then
+	H=(-v /etc/ssl/certs:/etc/ssl/certs:ro -v /usr/share/ca-certificates:/usr/share/ca-certificates:ro
+	   -e HOME=/work/home --entrypoint landrun $IMG --profile opencode --mkdir /work/home --rw /work)
+	OUT=$(docker run --rm "${H[@]}" -- true 2>&1); RC=$?
+	expect_out "--profile opencode under the engine's profile: refused, net.egress-domains needs a user namespace" \
+		125 'cannot enforce net.egress-domains.*needs a network namespace'
+	OUT=$(docker run --rm "${H[@]}" --on-unsupported=warn -- sh -c 'echo ran' 2>&1); RC=$?
+	expect_out "--profile opencode --on-unsupported=warn: runs, in the weaker mode, and says so" \
+		0 'not enforced: net.egress-domains'
+else
+	skip "a harness profile in the image: no /etc/ssl/certs on this machine to lend it"
+fi
+
 # --- an interactive shell: docker run -it, in tmux -----------------------------------------
 # pane_has REGEX: the screen shows it
 pane_has() { tmux -L landrun-containers capture-pane -p -t lr 2>/dev/null | grep -Eq "$1"; }
