@@ -83,6 +83,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# (not in a subshell: STARTED_DOCKERD is for the cleanup; WHY says what failed)
+WHY=
 start_dockerd() {
 	docker info >/dev/null 2>&1 && return 0
 	setsid /usr/sbin/dockerd --data-root "$WORK/docker" --exec-root "$WORK/run" \
@@ -94,11 +96,11 @@ start_dockerd() {
 		kill -0 "$STARTED_DOCKERD" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "dockerd did not start: $(tail -3 "$WORK/dockerd.log" | oneline)"
+	WHY="dockerd did not start: $(tail -3 "$WORK/dockerd.log" | oneline)"
 	return 1
 }
-if ! why=$(start_dockerd); then
-	skip "every container step: $why"
+if ! start_dockerd; then
+	skip "every container step: $WHY"
 	finish
 fi
 echo "test-containers: dockerd $(docker version --format '{{.Server.Version}}' 2>/dev/null), runtime $(docker info --format '{{.DefaultRuntime}}' 2>/dev/null), $(docker info --format 'cgroups v{{.CgroupVersion}}' 2>/dev/null)"
@@ -114,20 +116,26 @@ base_image() {
 	[ -n "$MIRROR" ] && [ -n "$SECMIRROR" ] || { echo "no Debian archive in apt's sources"; return 1; }
 	if [ ! -s "$WORK/bookworm.tar" ]; then
 		t=$(now_ms)
-		mmdebstrap --variant=minbase bookworm "$WORK/bookworm.tar.part" \
+		rm -rf "$WORK/bookworm.tar.part"
+		mmdebstrap --variant=minbase --format=tar bookworm "$WORK/bookworm.tar.part" \
 			"deb $MIRROR bookworm main" "deb $MIRROR bookworm-updates main" \
 			"deb $SECMIRROR bookworm-security main" >"$WORK/mmdebstrap.log" 2>&1 ||
 			{ echo "mmdebstrap failed: $(tail -2 "$WORK/mmdebstrap.log" | oneline)"; return 1; }
 		mv "$WORK/bookworm.tar.part" "$WORK/bookworm.tar"
 		echo "test-containers: mmdebstrap: $((($(now_ms) - t) / 1000)) s" >&2
 	fi
-	docker import --change 'CMD ["bash"]' "$WORK/bookworm.tar" debian:12 >/dev/null &&
-		docker tag debian:12 debian:12-slim
 }
+# the archive unreachable: a skip; an image that cannot be imported: a failure
 if ! why=$(base_image); then
 	skip "every container step: the base image: $why"
 	finish
 fi
+if ! docker image inspect debian:12 >/dev/null 2>&1 &&
+	! why=$(docker import --change 'CMD ["bash"]' "$WORK/bookworm.tar" debian:12 2>&1 >/dev/null); then
+	not_ok "docker import of the base image: $(oneline <<<"$why")"
+	finish
+fi
+docker tag debian:12 debian:12-slim
 
 # --- the README's commands, as written ------------------------------------------
 # Each `docker ...` line of the README's container section, comments off,
