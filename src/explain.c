@@ -88,12 +88,8 @@ static const char *landlock_state(const struct lr_plan *plan, char *buf, size_t 
 	if (plan->abi_kernel > 0) {
 		snprintf(buf, len, "ABI %d%s", plan->abi_kernel,
 			 plan->abi_kernel > plan->abi ? " (landrun uses what it knows, up to 10)" : "");
-	} else if (plan->landlock_errno == EOPNOTSUPP) {
-		snprintf(buf, len, "disabled at boot (EOPNOTSUPP: add landlock to the lsm= list)");
-	} else if (plan->landlock_errno == ENOSYS) {
-		snprintf(buf, len, "not built into this kernel (ENOSYS)");
 	} else {
-		snprintf(buf, len, "unavailable (%s)", strerror(plan->landlock_errno));
+		lr_plan_landlock_cause(plan, buf, len);
 	}
 	return buf;
 }
@@ -151,7 +147,9 @@ static void explain_text(FILE *out, const struct lr_explain_input *in)
 		strcpy(u.release, "?");
 	fprintf(out, "kernel %s, Landlock %s, errata 0x%x, seccomp %s\n", u.release,
 		landlock_state(plan, buf, sizeof(buf)), plan->landlock_errata,
-		plan->seccomp ? "filters" : "unavailable");
+		!plan->seccomp		 ? "unavailable"
+		: plan->seccomp_by_prctl ? "filters (by prctl: the caller's filter refuses seccomp(2))"
+					 : "filters");
 	fprintf(out, "on-unsupported: %s\n", mode_name(in->policy->on_unsupported));
 	if (in->policy->profile)
 		fprintf(out, "profile: %s (the default for this command: no --profile or --config given)\n",

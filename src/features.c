@@ -132,11 +132,43 @@ size_t lr_landlock_attr_size(int abi)
 	return used ? abi_table[used].attr_size : 0;
 }
 
-static bool probe_seccomp(void)
+/* Does prctl(PR_SET_SECCOMP) load a filter?  Tried in a child, which ends. */
+static bool probe_prctl_filter(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+			      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0
+		      ? 0
+		      : 1);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void probe_seccomp(struct lr_features *f)
 {
 	uint32_t action = SECCOMP_RET_KILL_PROCESS;
 
-	return syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	f->caller_filtered = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == SECCOMP_MODE_FILTER;
+	f->seccomp_by_prctl = false;
+	f->seccomp_errno = 0;
+	f->seccomp_filter = syscall(__NR_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	if (f->seccomp_filter)
+		return;
+	f->seccomp_errno = errno;
+	/* a caller's filter that refuses seccomp(2) itself (a container
+	 * engine's profile): filters exist, one is in force, and prctl may
+	 * still load ours (the same call, without flags) */
+	if (f->caller_filtered && probe_prctl_filter())
+		f->seccomp_filter = f->seccomp_by_prctl = true;
 }
 
 /*
@@ -145,21 +177,14 @@ static bool probe_seccomp(void)
  * broker cannot have one.  Only asked when a filter is there already: a
  * child tries.
  */
-static bool listener_above(void)
+static bool listener_above(bool filtered)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = { 1, &allow };
-	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), st;
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	pid_t pid;
+	int st;
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	if (!strstr(buf, "\nSeccomp:\t2"))
+	if (!filtered)
 		return false;
 	pid = fork();
 	if (pid == 0) {
@@ -181,7 +206,7 @@ static bool listener_above(void)
 /* User notification answers with a descriptor atomically from Linux 5.14
  * (SECCOMP_ADDFD_FLAG_SEND), which only the kernel's version tells without
  * a filter loaded; openat2 (5.6) comes before it. */
-static bool probe_seccomp_notify(void)
+static bool probe_seccomp_notify(bool filtered)
 {
 	uint32_t action = SECCOMP_RET_USER_NOTIF;
 	struct utsname u;
@@ -192,7 +217,7 @@ static bool probe_seccomp_notify(void)
 		return false;
 	if (major < 5 || (major == 5 && minor < 14))
 		return false;
-	return !listener_above();
+	return !listener_above(filtered);
 }
 
 void lr_features_probe(struct lr_features *f)
@@ -209,8 +234,10 @@ void lr_features_probe(struct lr_features *f)
 	f->terminal = false;
 	f->terminal_foreign = false;
 
-	f->seccomp_filter = probe_seccomp();
-	f->seccomp_notify = f->seccomp_filter && probe_seccomp_notify();
+	probe_seccomp(f);
+	/* the broker's filter is loaded by seccomp(2), with its flags */
+	f->seccomp_notify = f->seccomp_filter && !f->seccomp_by_prctl &&
+			    probe_seccomp_notify(f->caller_filtered);
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;
 	f->landlock_errata = 0;

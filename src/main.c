@@ -80,6 +80,11 @@ static void apply_defaults(struct lr_policy *policy)
 
 	if (lr_project_defaults(policy, policy->argv[0], cwd, getenv("HOME"), &err) != LR_OPT_RUN)
 		lr_die("%s", err.msg);
+	/* a container's entrypoint started with -it: the command gets a
+	 * terminal of its own, so that a shell's job control works (the
+	 * terminal protection denies it the foreground of the user's) */
+	if (getpid() == 1 && isatty(STDIN_FILENO))
+		policy->pty = true;
 }
 
 /* --user: names looked up now, the switch made in confine(). */
@@ -235,15 +240,17 @@ static void decide(const struct lr_policy *policy, const struct lr_plan *plan, c
 		return;
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
+		char why[512];
+		const char *needs = lr_plan_lost_why(plan, p, why, sizeof(why));
 
 		if (!lr_plan_is_lost(plan, p))
 			continue;
 		if (policy->on_unsupported == LR_UNSUPPORTED_ERROR)
 			fprintf(stderr, "landrun: cannot enforce %s (%s): needs %s\n", info->id,
-				info->what, info->needs);
+				info->what, needs);
 		else
 			lr_warn("not enforced%s: %s (%s): needs %s", when, info->id, info->what,
-				info->needs);
+				needs);
 	}
 	if (policy->on_unsupported == LR_UNSUPPORTED_ERROR)
 		lr_die("refusing to run: %u protection%s cannot be enforced on this kernel "

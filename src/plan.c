@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "landrun/landlock_uapi.h"
@@ -282,6 +284,9 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	plan->abi = lr_landlock_abi_used(features->landlock_abi);
 	plan->landlock_errno = features->landlock_errno;
 	plan->landlock_errata = features->landlock_errata;
+	plan->caller_filtered = features->caller_filtered;
+	plan->seccomp_errno = features->seccomp_errno;
+	plan->seccomp_by_prctl = features->seccomp_by_prctl;
 	fs_known = lr_landlock_fs_rights(plan->abi);
 
 	for (int p = LR_PROT_FS_READ; p <= LR_PROT_FS_PROTECTED; p++) {
@@ -373,4 +378,52 @@ uint64_t lr_plan_net_connect_rights(const struct lr_plan *plan)
 uint64_t lr_plan_net_bind_rights(const struct lr_plan *plan)
 {
 	return plan->handled_net & LANDLOCK_ACCESS_NET_BIND_TCP;
+}
+
+const char *lr_plan_landlock_cause(const struct lr_plan *plan, char *buf, size_t len)
+{
+	int e = plan->landlock_errno;
+	const char *name = e ? strerrorname_np(e) : NULL;
+
+	if (!name)
+		name = "?";
+	/* the kernel never answers the version query with EPERM: a filter did */
+	if (e == EPERM && plan->caller_filtered)
+		snprintf(buf, len, "the caller's seccomp filter refused landlock_create_ruleset: %s",
+			 name);
+	else if (e == ENOSYS && plan->caller_filtered)
+		snprintf(buf, len, "not built into this kernel, or the caller's seccomp filter "
+				   "refused landlock_create_ruleset (ENOSYS)");
+	else if (e == ENOSYS)
+		snprintf(buf, len, "not built into this kernel (ENOSYS)");
+	else if (e == EOPNOTSUPP)
+		snprintf(buf, len, "disabled at boot (EOPNOTSUPP: add landlock to the lsm= list)");
+	else
+		snprintf(buf, len, "unavailable (%s)", name);
+	return buf;
+}
+
+const char *lr_plan_lost_why(const struct lr_plan *plan, enum lr_prot prot, char *buf, size_t len)
+{
+	const char *needs = prots[prot].info.needs;
+	char cause[160];
+	size_t n;
+
+	if (!plan->caller_filtered || !lr_plan_is_lost(plan, prot))
+		return needs;
+	if (plan->abi_kernel == 0 && strncmp(needs, "Landlock", 8) == 0 &&
+	    plan->landlock_errno == EPERM)
+		n = (size_t)snprintf(buf, len, "Landlock, but %s (allow landlock_* in it)",
+				     lr_plan_landlock_cause(plan, cause, sizeof(cause)));
+	else if (plan->abi_kernel == 0 && strncmp(needs, "Landlock", 8) == 0)
+		n = (size_t)snprintf(buf, len, "%s; here Landlock is %s", needs,
+				     lr_plan_landlock_cause(plan, cause, sizeof(cause)));
+	else
+		n = (size_t)snprintf(buf, len, "%s", needs);
+	if (!plan->seccomp && plan->seccomp_errno && n < len)
+		snprintf(buf + n, len - n, "; here the caller's seccomp filter refused seccomp "
+					   "filters: seccomp(2): %s, and prctl(PR_SET_SECCOMP)",
+			 strerrorname_np(plan->seccomp_errno) ? strerrorname_np(plan->seccomp_errno)
+							      : "?");
+	return buf;
 }

@@ -1049,10 +1049,12 @@ static int kill_tree(struct lr_supervisor *sv, struct lr_outcome *out)
 }
 
 /* Where the loop is: the command runs, or the tree is being ended (SIGTERM
- * sent, SIGKILL at GRACE_END). */
+ * sent, SIGKILL at GRACE_END); once a SIGTERM was forwarded (a stop), the
+ * tree is killed at STOP_END at the latest. */
 struct state {
 	bool ending;
 	long long grace_end;
+	long long stop_end;	/* 0: no stop asked for */
 };
 
 /* SIGTERM to the whole tree; SIGKILL after the grace.  How many were signalled. */
@@ -1060,6 +1062,8 @@ static unsigned end_tree(const struct lr_supervisor *sv, struct state *st, long 
 {
 	st->ending = true;
 	st->grace_end = now + capped(sv->grace_ms);
+	if (st->stop_end && st->stop_end < st->grace_end)
+		st->grace_end = st->stop_end;
 	return signal_tree(sv, SIGTERM, true, true);
 }
 
@@ -1106,12 +1110,18 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 		} else if (!st.ending && out->ended) {
 			/* the command ended: what it left behind goes too */
 			out->left_behind = end_tree(sv, &st, now);
+		} else if (!st.ending && st.stop_end && now >= st.stop_end) {
+			/* a stop whose grace is over: SIGKILL, now */
+			st.ending = true;
+			st.grace_end = now;
 		}
 		if (st.ending && now >= st.grace_end) {
 			r = kill_tree(sv, out);
 			break;
 		}
 		until = st.ending ? st.grace_end : deadline;
+		if (!st.ending && st.stop_end && (until < 0 || st.stop_end < until))
+			until = st.stop_end;
 		if (until >= 0) {
 			ts.tv_sec = (until - now) / 1000;
 			ts.tv_nsec = (until - now) % 1000 * 1000000L;
@@ -1139,6 +1149,11 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 			out->why = LR_END_SIGNAL;
 			out->signal = sig;
 		}
+		/* a stop (docker stop, systemctl stop): the tree is killed
+		 * after the grace, before the caller's own SIGKILL would come
+		 * and leave no end record */
+		if (sig == SIGTERM && !st.stop_end)
+			st.stop_end = now_ms() + capped(sv->grace_ms);
 		if (kill(-sv->child, sig) < 0 && errno == ESRCH)
 			kill(sv->child, sig);
 	}

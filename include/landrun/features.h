@@ -20,7 +20,12 @@ struct lr_features {
 	int landlock_abi;	/* as the kernel reports it; 0 if unavailable */
 	int landlock_errno;	/* why unavailable: ENOSYS, EOPNOTSUPP, ...; 0 if available */
 	uint32_t landlock_errata; /* the kernel's errata bitmask, 0 if it cannot say */
-	bool seccomp_filter;	/* seccomp(2) filters with SECCOMP_RET_KILL_PROCESS */
+	bool seccomp_filter;	/* seccomp filters with SECCOMP_RET_KILL_PROCESS */
+	bool seccomp_by_prctl;	/* ... that only prctl(PR_SET_SECCOMP) loads: the caller's
+				 * filter refuses seccomp(2) (seccomp_errno) */
+	int seccomp_errno;	/* why seccomp(2) failed, 0 if it did not */
+	bool caller_filtered;	/* landrun runs under a seccomp filter of its caller's
+				 * (a container engine's profile) */
 	bool seccomp_notify;	/* user notification with SECCOMP_ADDFD_FLAG_SEND (5.14), and
 				 * openat2 (the broker, broker.h) */
 

@@ -79,6 +79,9 @@ struct lr_plan {
 	int abi;		/* what landrun uses: min(kernel, known) */
 	int landlock_errno;
 	uint32_t landlock_errata;
+	bool caller_filtered;	/* landrun runs under its caller's seccomp filter */
+	int seccomp_errno;	/* why seccomp(2) failed (features.h), 0 if it did not */
+	bool seccomp_by_prctl;	/* the filter is loaded by prctl: the caller's refuses seccomp(2) */
 	struct lr_plan_row rows[LR_PROT_COUNT];
 
 	/* What the Landlock backend is to do (all zero: no ruleset). */
@@ -136,6 +139,18 @@ uint64_t lr_plan_net_connect_rights(const struct lr_plan *plan);
 uint64_t lr_plan_net_bind_rights(const struct lr_plan *plan);
 
 const struct lr_prot_info *lr_prot_info(enum lr_prot prot);
+
+/*
+ * Why PROT is lost, for a message: what it needs (lr_prot_info), and what
+ * is known of the cause here when it is not the kernel's lack: the caller's
+ * seccomp filter (a container engine's profile) refused landlock_* or
+ * seccomp.  BUF, or the info's static text.
+ */
+const char *lr_plan_lost_why(const struct lr_plan *plan, enum lr_prot prot, char *buf, size_t len);
+
+/* The cause of an unavailable Landlock, in words ("not built into this
+ * kernel (ENOSYS)", "the caller's seccomp filter refused ..."). */
+const char *lr_plan_landlock_cause(const struct lr_plan *plan, char *buf, size_t len);
 const char *lr_layer_name(enum lr_layer layer);
 
 #endif /* LANDRUN_PLAN_H */

@@ -88,7 +88,7 @@ struct lr_limit_setting {
 };
 
 /* The grace period between SIGTERM and SIGKILL when a supervised tree ends. */
-#define LR_TIMEOUT_GRACE_DEFAULT_MS 10000ULL
+#define LR_TIMEOUT_GRACE_DEFAULT_MS 5000ULL
 
 /* An inclusive range of TCP ports. */
 struct lr_port_range {

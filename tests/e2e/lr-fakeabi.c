@@ -4,6 +4,10 @@
  *
  *   enosys, eopnotsupp  the three Landlock syscalls fail with that errno
  *                       (Landlock not built in / not in the lsm= list)
+ *   eperm               ... with EPERM, as a container engine's seccomp
+ *                       profile refuses them (Docker's default errno)
+ *   noseccomp           seccomp(2) fails with EPERM, prctl(PR_SET_SECCOMP)
+ *                       still works: a profile without "seccomp"
  *   abi=N               landlock_create_ruleset(VERSION) reports ABI N and
  *                       ERRATA reports none; every other call reaches the
  *                       real kernel, which then enforces exactly the (older)
@@ -68,16 +72,17 @@ static void exec_or_die(char **cmd)
 	exit(errno == ENOENT ? 127 : 126);
 }
 
-/* enosys / eopnotsupp: the three Landlock syscalls fail with ERR. */
-static void run_errno(int err, char **cmd)
+/* enosys / eopnotsupp / eperm: the three Landlock syscalls fail with ERR;
+ * noseccomp: seccomp(2) (FIRST = LAST = its number). */
+static void run_errno(int err, char **cmd, unsigned first, unsigned last)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, NR_CREATE_RULESET, 0, 2),
-		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, NR_RESTRICT_SELF, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, first, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, last, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -240,13 +245,18 @@ int main(int argc, char **argv)
 	long abi;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|abi=N -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|abi=N -- CMD "
+				"[ARGS...]\n");
 		return FAIL;
 	}
 	if (!strcmp(argv[1], "enosys"))
-		run_errno(ENOSYS, argv + 3);
+		run_errno(ENOSYS, argv + 3, NR_CREATE_RULESET, NR_RESTRICT_SELF);
 	if (!strcmp(argv[1], "eopnotsupp"))
-		run_errno(EOPNOTSUPP, argv + 3);
+		run_errno(EOPNOTSUPP, argv + 3, NR_CREATE_RULESET, NR_RESTRICT_SELF);
+	if (!strcmp(argv[1], "eperm"))
+		run_errno(EPERM, argv + 3, NR_CREATE_RULESET, NR_RESTRICT_SELF);
+	if (!strcmp(argv[1], "noseccomp"))
+		run_errno(EPERM, argv + 3, SYS_seccomp, SYS_seccomp);
 	if (strncmp(argv[1], "abi=", 4) == 0) {
 		errno = 0;
 		abi = strtol(argv[1] + 4, &end, 10);

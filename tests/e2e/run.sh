@@ -491,6 +491,33 @@ t_fallback_off() { # MODE (enosys|eopnotsupp)
 	if [ "$RC" = 125 ] && err_has "fs.secrets"; then tap_ok "${D[12]}"; else tap_not_ok "${D[12]}"; fi
 }
 
+# Under a caller's seccomp filter that refuses what landrun needs (a
+# container engine's profile): the messages name the filter, not the
+# kernel, and seccomp(2) refused falls back to prctl(PR_SET_SECCOMP).
+t_fallback_refused() {
+	local D=("eperm: --on-unsupported=error -> 125"
+		 "eperm: the message names the caller's seccomp filter, not the kernel"
+		 "noseccomp: landrun's filter is loaded by prctl: 2 filters in force"
+		 "control: noseccomp: 1 filter without landrun"
+		 "noseccomp: --on-unsupported=error runs (nothing lost)"
+		 "noseccomp: --explain says the filter is loaded by prctl")
+	local sys=(--rox /usr,/bin,/lib,/lib64,"$BIN" --ignore-missing --ro /proc/self/status)
+	if [ "$SECCOMP_ERRNO" != yes ]; then
+		local d; for d in "${D[@]}"; do skip "$d" "needs seccomp SECCOMP_RET_ERRNO"; done
+		return
+	fi
+	fake eperm --on-unsupported=error -- "$TRY" exit 0;	expect "${D[0]}" 125
+	assert "${D[1]}" eval 'err_has "the caller'"'"'s seccomp filter refused landlock_create_ruleset: EPERM" && err_lacks "lsm="'
+	run "$FAKE" noseccomp -- "$LANDRUN" "${sys[@]}" -- grep Seccomp_filters /proc/self/status
+	assert "${D[2]}" eval '[ "$RC" = 0 ] && grep -q "Seccomp_filters:.2" "$W/out"'
+	run "$FAKE" noseccomp -- "$(command -v grep)" Seccomp_filters /proc/self/status
+	assert "${D[3]}" eval '[ "$RC" = 0 ] && grep -q "Seccomp_filters:.1" "$W/out"'
+	run "$FAKE" noseccomp -- "$LANDRUN" "${sys[@]}" --on-unsupported=error -- "$TRY" exit 0
+	expect "${D[4]}" 0
+	run "$FAKE" noseccomp -- "$LANDRUN" "${sys[@]}" --explain
+	assert "${D[5]}" grep -q "by prctl" "$W/out"
+}
+
 # Fallback: an older Landlock (the real kernel, told to report ABI N).
 t_fallback_abi() {
 	local D=("abi=2: error -> 125" "abi=2: reports fs.truncate lost" "abi=2: fs.read is not lost"
@@ -613,6 +640,7 @@ t_status
 t_caps
 t_fallback_off enosys
 t_fallback_off eopnotsupp
+t_fallback_refused
 t_fallback_abi
 t_explain
 

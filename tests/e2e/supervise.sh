@@ -126,14 +126,18 @@ t_pid1_sigterm() {
 	fin
 }
 
-ORPHANS='for i in 1 2 3 4 5; do sh -c "sleep 0.1 & exit 0"; done; exec sleep 30'
+# 5 orphans that end only once PID 1 no longer runs the shell, which reaps
+# any child while it waits for its own (on a slow machine, short-lived
+# orphans were reaped by the shell, and the control saw no zombie); the
+# command needs --rw "$W" for the marker
+ORPHANS="rm -f $W/go; for i in 1 2 3 4 5; do sh -c \"(until [ -e $W/go ]; do sleep 0.05; done) & exit 0\"; done; : >$W/go; exec sleep 30"
 
 t_pid1_zombies() {
 	local D=("pid 1: zombies stay at zero while the command makes orphans"
 		 "control: 5 orphans stay zombies under a PID 1 that does not reap")
 	local lp n
 	needs_pidns "${D[@]}" || return
-	bg "${PIDNS[@]}" "${LR[@]}" -- sh -c "$ORPHANS"
+	bg "${PIDNS[@]}" "${LR[@]}" --rw "$W" -- sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
 	sleep 2
 	n=$(zombies "$lp")
@@ -196,6 +200,101 @@ t_pid1_timeout() {
 	check_timeout "pid 1" "${PIDNS[@]}"
 }
 
+# check_stop DESC PREFIX...: a SIGTERM to landrun (docker stop) when the
+# whole tree ignores it: killed after --timeout-grace 1.5, 137, and the audit
+# log ends with "cancelled"; the control: 0.3 s after the SIGTERM, before
+# the grace is over, the tree is still there (it does ignore SIGTERM)
+check_stop() {
+	local desc=$1 m1 m2 lp t0 t1 alive_after log=$W/stop.jsonl pre=() opt=()
+	m1=$(mark) m2=$(mark)
+	rm -f "$log"
+	if [ "$desc" = "pid 1" ]; then pre=("${PIDNS[@]}"); else opt=(--init); fi
+	bg "${pre[@]}" "${LR[@]}" "${opt[@]}" --audit-log "$log" --timeout-grace 1.5 -- \
+		sh -c "trap '' TERM; sleep $m1 & exec sleep $m2"
+	if [ -n "${pre[*]}" ]; then lp=$(child_of "$BG"); else lp=$BG; fi
+	if ! until_ok 5 eval 'alive $m1 && alive $m2'; then
+		kill -KILL "$BG"; fin; kill_marked $m1 $m2
+		tap_not_ok "$desc: the tree did not start ($(cat "$W/err"))"
+		return
+	fi
+	t0=$(now_ms)
+	kill -TERM "$lp"
+	sleep 0.3
+	alive $m1 && alive $m2 && kill -0 "$BG" 2>/dev/null && alive_after=1 || alive_after=
+	until_ok 5 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	t1=$(now_ms)
+	fin
+	if [ -n "$alive_after" ]; then tap_ok "control: $desc: the tree ignores SIGTERM (there 0.3 s after it)"
+	else tap_not_ok "control: $desc: the tree ignores SIGTERM (gone 0.3 s after it)"; fi
+	if [ "$RC" = 137 ] && [ $((t1 - t0)) -ge 1400 ] && [ $((t1 - t0)) -lt 4000 ]; then
+		tap_ok "$desc: a stop kills the tree after --timeout-grace 1.5 -> 137 in $((t1 - t0)) ms"
+	else
+		tap_not_ok "$desc: a stop with --timeout-grace 1.5 (got $RC after $((t1 - t0)) ms; $(head -c 300 "$W/err"))"
+	fi
+	if gone $m1 && gone $m2; then tap_ok "$desc: a stop leaves no process of the tree"
+	else tap_not_ok "$desc: a stop left $(marked $m1) $(marked $m2)"; kill_marked $m1 $m2; fi
+	if tail -1 "$log" 2>/dev/null | grep -q '"event":"cancelled".*"reason":"signal","signal":"SIGTERM".*"exit_signal":"SIGKILL"'; then
+		tap_ok "$desc: a stop ends the audit log with cancelled (SIGTERM, then SIGKILL)"
+	else
+		tap_not_ok "$desc: a stop's audit record: $(tail -1 "$log" 2>/dev/null | head -c 300)"
+	fi
+}
+
+t_pid1_stop() {
+	needs_pidns "pid 1: a stop" || return
+	check_stop "pid 1"
+}
+
+# PID 1 with a terminal (docker run -it): the command gets a pty of its own
+# (a job-control shell may take its foreground); the control: not PID 1,
+# the command is on the caller's terminal
+t_pid1_pty() {
+	local D=("pid 1, fd 0 a terminal: the command gets a pseudo-terminal of its own (--pty)"
+		 "control: --init, not PID 1: the command is on the caller's terminal")
+	needs_pidns "${D[@]}" || return
+	python3 - "${PIDNS[*]}" "${LR[*]}" >"$W/out" 2>"$W/err" <<'PY'
+import os, pty, sys, time
+def tty_of(cmd):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("sh", ["sh", "-c", cmd])
+    out, end = b"", time.time() + 20
+    while time.time() < end:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+pidns, lr = sys.argv[1], sys.argv[2]
+print("PID1", tty_of(f"echo outer=$(tty); {pidns} {lr} -- sh -c 'echo inner=$(tty)'").replace("\r", ""))
+print("INIT", tty_of(f"echo outer=$(tty); {lr} --init -- sh -c 'echo inner=$(tty)'").replace("\r", ""))
+PY
+	python3 - "$W/out" >"$W/verdict" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for part in ("PID1", "INIT"):
+    block = text.split(part, 1)[1].split("INIT" if part == "PID1" else "\0", 1)[0]
+    o = re.search(r"outer=(/dev/pts/\d+)", block)
+    i = re.search(r"inner=(/dev/pts/\d+)", block)
+    print(part, "same" if o and i and o.group(1) == i.group(1) else "other" if o and i else "none")
+PY
+	if grep -qx "PID1 other" "$W/verdict"; then tap_ok "${D[0]}"
+	else tap_not_ok "${D[0]}: $(tr '\n' ' ' <"$W/out" | head -c 300)"; fi
+	if grep -qx "INIT same" "$W/verdict"; then tap_ok "${D[1]}"
+	else tap_not_ok "${D[1]}: $(tr '\n' ' ' <"$W/out" | head -c 300)"; fi
+}
+
+t_stop_grace_default() {
+	local D="the grace of a stop is 5 s by default, within docker stop's 10 s"
+	run "${LR[@]}" --init --explain -- true
+	if grep -q 'grace 5000 ms' "$W/out"; then tap_ok "$D"
+	else tap_not_ok "$D: $(grep -i grace "$W/out" | head -1)"; fi
+}
+
 # ===========================================================================
 # --init: a supervisor that is not PID 1 (a child subreaper)
 
@@ -222,7 +321,7 @@ t_init_status() {
 
 t_init_zombies() {
 	local n
-	bg "${LR[@]}" --init -- sh -c "$ORPHANS"
+	bg "${LR[@]}" --init --rw "$W" -- sh -c "$ORPHANS"
 	sleep 2
 	n=$(zombies "$BG")
 	kill -TERM "$BG"
@@ -233,6 +332,10 @@ t_init_zombies() {
 
 t_init_timeout() {
 	check_timeout "--init"
+}
+
+t_init_stop() {
+	check_stop "--init"
 }
 
 t_left_behind() {
@@ -778,10 +881,14 @@ t_pid1_sigterm
 t_pid1_zombies
 t_pid1_status
 t_pid1_timeout
+t_pid1_stop
+t_pid1_pty
+t_stop_grace_default
 t_forward
 t_init_status
 t_init_zombies
 t_init_timeout
+t_init_stop
 t_left_behind
 t_supervisor_killed
 t_user

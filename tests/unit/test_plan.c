@@ -972,3 +972,63 @@ Test(plan_policy, listen_and_pty)
 		lr_policy_free(&p);
 	}
 }
+
+/* ------------------------------------------------------------------------ */
+/* Why a protection is lost: the kernel, or the caller's seccomp filter */
+
+struct cause_case {
+	int err;		/* landlock_errno */
+	bool filtered;		/* the caller is under a seccomp filter */
+	/* (arrays, not pointers: Criterion copies the parameters to the test) */
+	char landlock[80];	/* in lr_plan_landlock_cause */
+	char fs_read[96];	/* in lr_plan_lost_why for fs.read */
+	char not_in[16];	/* ... and what it must not say */
+};
+
+static struct cause_case cause_cases[] = {
+	{ ENOSYS, false, "not built into this kernel (ENOSYS)", "Linux 5.13+", "seccomp filter" },
+	{ EOPNOTSUPP, false, "disabled at boot", "lsm=", "seccomp filter" },
+	{ EPERM, true, "the caller's seccomp filter refused landlock_create_ruleset: EPERM",
+	  "Landlock, but the caller's seccomp filter refused landlock_create_ruleset: EPERM",
+	  "lsm=" },
+	{ ENOSYS, true, "not built into this kernel, or the caller's seccomp filter refused",
+	  "or the caller's seccomp filter refused landlock_create_ruleset (ENOSYS)", "" },
+};
+
+ParameterizedTestParameters(plan_cause, landlock)
+{
+	return cr_make_param_array(struct cause_case, cause_cases, ARRAY_SIZE(cause_cases));
+}
+
+ParameterizedTest(struct cause_case *c, plan_cause, landlock)
+{
+	struct lr_plan plan;
+	char buf[512], why[512];
+	const char *w;
+
+	compute(0, c->err, false, &plan);
+	plan.caller_filtered = c->filtered;
+	cr_expect(strstr(lr_plan_landlock_cause(&plan, buf, sizeof(buf)), c->landlock), "%s", buf);
+	w = lr_plan_lost_why(&plan, LR_PROT_FS_READ, why, sizeof(why));
+	cr_expect(strstr(w, c->fs_read), "%s", w);
+	cr_expect(!*c->not_in || !strstr(w, c->not_in), "%s", w);
+}
+
+Test(plan_cause, seccomp_refused)
+{
+	struct lr_plan plan;
+	char why[512];
+	const char *w;
+
+	/* seccomp(2) and prctl refused by the caller's filter: said, with the errno */
+	compute_with(7, 0, false, 0, &plan);
+	plan.caller_filtered = true;
+	plan.seccomp_errno = EPERM;
+	w = lr_plan_lost_why(&plan, LR_PROT_NET_SOCKETS, why, sizeof(why));
+	cr_expect(strstr(w, "the caller's seccomp filter refused seccomp filters: seccomp(2): EPERM"),
+		  "%s", w);
+	/* not filtered: the feature's own text */
+	plan.caller_filtered = false;
+	w = lr_plan_lost_why(&plan, LR_PROT_NET_SOCKETS, why, sizeof(why));
+	cr_expect_str_eq(w, lr_prot_info(LR_PROT_NET_SOCKETS)->needs);
+}

@@ -1,0 +1,432 @@
+#!/bin/bash
+# test-containers.sh - examples/Dockerfile under a real container engine
+# (Debian's docker.io, with runc), as root on Debian 12: builds the image and
+# runs every command of the README's "As a container entrypoint" as it is
+# written there, then checks from outside what an operator relies on: the
+# command confined (a read denied even to root, a socket and a connect
+# denied, landrun's seccomp filter on top of the engine's), exit statuses,
+# --timeout, `docker stop` (time, status, the audit log's end record),
+# zombies, the audit log on a volume, --read-only, another --user, and an
+# interactive shell with -it (in tmux, its screen read with capture-pane).
+# Every check that shows a protection has a control beside it: the same
+# thing done without landrun succeeds.
+#
+# No registry is reachable: the base image is made from Debian's archive
+# (the one apt uses) with mmdebstrap and imported as debian:12 and
+# debian:12-slim, the names the Dockerfile uses.  The engine is a dockerd
+# of its own (its data, its socket and its pid in $WORK, so that it touches
+# no other), started here and stopped at the end.
+#
+#   bash scripts/test-containers.sh          # FRESH=1: remake the base image and
+#                                            # the engine's store from nothing
+# A step that cannot run here (no engine can start, the archive cannot be
+# reached) says which and why, and the rest still runs.  The last line says
+# "N passed, N failed, N skipped"; exit 1 if any failed.
+# (all of it in one block: bash reads it whole before running any, so that
+# an edit of this file during a run does not change what the run does)
+{
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+set +e
+
+[ "$(id -u)" = 0 ] || { echo "test-containers: run as root (it runs dockerd)" >&2; exit 1; }
+WORK=${WORK:-/var/tmp/landrun-containers}
+IMG=landrun-example
+T0=$(date +%s)
+pass=0 fail=0 skipped=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+skip() { skipped=$((skipped + 1)); echo "ok - # SKIP $*"; }
+check() { # check DESC COMMAND...: ok if COMMAND succeeds
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+oneline() { tr '\r\n' '  ' | sed 's/  */ /g' | cut -c1-300; }
+finish() {
+	echo "test-containers: $(($(date +%s) - T0)) s"
+	echo "test-containers: $pass passed, $fail failed, $skipped skipped"
+	[ $fail = 0 ]
+	exit
+}
+
+if [ "${FRESH:-0}" = 1 ]; then
+	[ ! -s "$WORK/dockerd.pid" ] || ! kill -0 "$(cat "$WORK/dockerd.pid")" 2>/dev/null ||
+		{ echo "test-containers: FRESH=1, but a dockerd of $WORK runs" >&2; exit 1; }
+	rm -rf "$WORK"
+fi
+mkdir -p "$WORK"
+echo "test-containers: in $WORK"
+# golang-github-containers-common: podman's seccomp profile, the engines' default
+# in a file, to take calls out of
+lr_install_deps docker.io mmdebstrap tmux golang-github-containers-common
+
+# --- the engine: a dockerd of our own -----------------------------------------
+# Debian's CLI, of the daemon's version (another one may come first in PATH)
+docker() { DOCKER_HOST=unix://$WORK/docker.sock /usr/bin/docker "$@"; }
+STARTED_DOCKERD=
+stop_dockerd() {
+	local pid
+	[ -n "$STARTED_DOCKERD" ] || return 0
+	pid=$STARTED_DOCKERD
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	echo "test-containers: dockerd $pid did not stop" >&2
+}
+TMUX_STARTED=
+cleanup() {
+	[ -z "$TMUX_STARTED" ] || tmux -L landrun-containers kill-server 2>/dev/null
+	docker rm -f lr-stop lr-zomb >/dev/null 2>&1
+	stop_dockerd
+}
+trap cleanup EXIT
+
+# (not in a subshell: STARTED_DOCKERD is for the cleanup; WHY says what failed)
+WHY=
+start_dockerd() {
+	docker info >/dev/null 2>&1 && return 0
+	setsid /usr/sbin/dockerd --data-root "$WORK/docker" --exec-root "$WORK/run" \
+		-H "unix://$WORK/docker.sock" --pidfile "$WORK/dockerd.pid" \
+		>"$WORK/dockerd.log" 2>&1 </dev/null &
+	STARTED_DOCKERD=$!
+	for _ in $(seq 600); do
+		docker info >/dev/null 2>&1 && return 0
+		kill -0 "$STARTED_DOCKERD" 2>/dev/null || break
+		sleep 0.1
+	done
+	WHY="dockerd did not start: $(tail -3 "$WORK/dockerd.log" | oneline)"
+	return 1
+}
+if ! start_dockerd; then
+	skip "every container step: $WHY"
+	finish
+fi
+echo "test-containers: dockerd $(docker version --format '{{.Server.Version}}' 2>/dev/null), runtime $(docker info --format '{{.DefaultRuntime}}' 2>/dev/null), $(docker info --format 'cgroups v{{.CgroupVersion}}' 2>/dev/null)"
+
+# --- the base image, from Debian's archive ------------------------------------
+apt_uri() { grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -E "$1" | head -1; }
+MIRROR=${MIRROR:-$(apt_uri '/debian/?$')}
+SECMIRROR=${SECMIRROR:-$(apt_uri 'security')}
+base_image() {
+	local t
+	docker image inspect debian:12 >/dev/null 2>&1 && docker image inspect debian:12-slim >/dev/null 2>&1 &&
+		return 0
+	[ -n "$MIRROR" ] && [ -n "$SECMIRROR" ] || { echo "no Debian archive in apt's sources"; return 1; }
+	if [ ! -s "$WORK/bookworm.tar" ]; then
+		t=$(now_ms)
+		rm -rf "$WORK/bookworm.tar.part"
+		mmdebstrap --variant=minbase --format=tar bookworm "$WORK/bookworm.tar.part" \
+			"deb $MIRROR bookworm main" "deb $MIRROR bookworm-updates main" \
+			"deb $SECMIRROR bookworm-security main" >"$WORK/mmdebstrap.log" 2>&1 ||
+			{ echo "mmdebstrap failed: $(tail -2 "$WORK/mmdebstrap.log" | oneline)"; return 1; }
+		mv "$WORK/bookworm.tar.part" "$WORK/bookworm.tar"
+		echo "test-containers: mmdebstrap: $((($(now_ms) - t) / 1000)) s" >&2
+	fi
+}
+# the archive unreachable: a skip; an image that cannot be imported: a failure
+if ! why=$(base_image); then
+	skip "every container step: the base image: $why"
+	finish
+fi
+if ! docker image inspect debian:12 >/dev/null 2>&1 &&
+	! why=$(docker import --change 'CMD ["bash"]' "$WORK/bookworm.tar" debian:12 2>&1 >/dev/null); then
+	not_ok "docker import of the base image: $(oneline <<<"$why")"
+	finish
+fi
+docker tag debian:12 debian:12-slim
+
+# --- the README's commands, as written ------------------------------------------
+# Each `docker ...` line of the README's container section, comments off,
+# is run by `readme` below, by its text: a line that no step ran fails.
+README_LINES=$(awk '/^## As a container entrypoint/ { on = 1; next } /^## / { on = 0 }
+	on && /^    docker / { sub(/^    /, ""); sub(/ +# .*/, ""); print }' README.md)
+RAN=$WORK/readme-ran
+: >"$RAN"
+# readme LINE: run LINE (a README line) with bash, as a user would; OUT, RC
+readme() {
+	echo "$1" >>"$RAN"
+	OUT=$(bash -c "$1" 2>&1)
+	RC=$?
+}
+# expect_rc DESC WANT: the last command's status
+expect_rc() {
+	if [ "$RC" = "$2" ]; then ok "$1 -> $RC"; else not_ok "$1 -> $RC, not $2: $(printf '%s' "$OUT" | oneline)"; fi
+}
+# expect_out DESC WANT_RC REGEX: status and output
+expect_out() {
+	if [ "$RC" = "$2" ] && grep -Eq "$3" <<<"$OUT"; then ok "$1 -> $RC: $(printf '%s' "$OUT" | oneline | cut -c1-120)"
+	else not_ok "$1 -> $RC, not $2 /$3/: $(printf '%s' "$OUT" | oneline)"; fi
+}
+export -f docker
+export WORK
+
+t=$(now_ms)
+readme "docker build -f examples/Dockerfile -t landrun-example ."
+printf '%s\n' "$OUT" >"$WORK/build.log"
+if [ "$RC" != 0 ]; then
+	not_ok "docker build -f examples/Dockerfile: $(tail -3 "$WORK/build.log" | oneline)"
+	finish
+fi
+ok "docker build -f examples/Dockerfile -t landrun-example . ($((($(now_ms) - t) / 1000)) s)"
+
+readme "docker run --rm landrun-example"
+expect_out "its CMD writes /work/hello" 0 '^hello from the sandbox$'
+
+# --- confined: Landlock and seccomp in force, under the engine's profile ------------
+readme "docker run --rm --user 0 landrun-example sh -c 'cat /etc/shadow'"
+expect_out "Landlock: even root cannot read /etc/shadow" 1 'Permission denied'
+OUT=$(docker run --rm --user 0 --entrypoint cat $IMG /etc/shadow 2>&1); RC=$?
+expect_out "control: root reads /etc/shadow without landrun" 0 '^root:'
+readme "docker run --rm landrun-example sh -c 'cat /etc/shadow'"
+expect_out "uid 65534 cannot read /etc/shadow" 1 'Permission denied'
+SOCK='use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; print "made\n"'
+OUT=$(docker run --rm $IMG perl -e "$SOCK" 2>&1); RC=$?
+expect_out "seccomp: socket(AF_UNIX) is denied (EAFNOSUPPORT, landrun's; the engine's is EPERM)" 97 'Address family not supported'
+OUT=$(docker run --rm --entrypoint perl $IMG -e "$SOCK" 2>&1); RC=$?
+expect_out "control: socket(AF_UNIX) without landrun" 0 '^made$'
+OUT=$(docker run --rm $IMG bash -c 'exec 3<>/dev/tcp/127.0.0.1/9' 2>&1); RC=$?
+expect_out "seccomp: no TCP socket without --connect-tcp (EAFNOSUPPORT)" 1 'socket: Address family not supported'
+TCP9='exec 3<>/dev/tcp/127.0.0.1/9'
+OUT=$(docker run --rm --entrypoint landrun $IMG --profile base --connect-tcp 443 -- bash -c "$TCP9" 2>&1); RC=$?
+expect_out "Landlock: --connect-tcp 443, a connect to port 9 is denied (EACCES)" 1 'connect: Permission denied'
+OUT=$(docker run --rm --entrypoint landrun $IMG --profile base --connect-tcp 9 -- bash -c "$TCP9" 2>&1); RC=$?
+expect_out "control: --connect-tcp 9, the connect reaches the kernel" 1 'connect: Connection refused'
+OUT=$(docker run --rm --entrypoint bash $IMG -c "$TCP9" 2>&1); RC=$?
+expect_out "control: the same connect without landrun" 1 'connect: Connection refused'
+FILTERS=(grep -E '^(NoNewPrivs|Seccomp_filters):' /proc/self/status)
+OUT=$(docker run --rm --entrypoint landrun $IMG --profile base --ro /proc/self/status -- "${FILTERS[@]}" 2>&1); RC=$?
+inside=$(sed -n 's/^Seccomp_filters:[[:space:]]*//p' <<<"$OUT")
+OUT2=$(docker run --rm --entrypoint grep $IMG "${FILTERS[@]:1}" 2>&1)
+outside=$(sed -n 's/^Seccomp_filters:[[:space:]]*//p' <<<"$OUT2")
+if [ -n "$inside" ] && [ -n "$outside" ] && [ "$inside" -gt "$outside" ] && grep -q 'NoNewPrivs:[[:space:]]*1' <<<"$OUT"; then
+	ok "seccomp: landrun's filter on top of the engine's ($outside filter(s) without landrun, $inside with), no_new_privs"
+else
+	not_ok "seccomp filters: with landrun: $(oneline <<<"$OUT"); without: $(oneline <<<"$OUT2")"
+fi
+OUT=$(docker run --rm --entrypoint landrun $IMG --profile base --rw /work --explain 2>&1); RC=$?
+printf '%s\n' "$OUT" >"$WORK/explain.txt"
+lost=$(awk '$2 == "lost" { printf "%s ", $1 }' <<<"$OUT")
+if [ "$RC" = 0 ] && [ -z "$lost" ]; then ok "--explain under the engine's seccomp profile: nothing lost ($(head -1 <<<"$OUT" | cut -c1-100))"
+else not_ok "--explain: $RC, lost: ${lost:-none} ($(head -3 <<<"$OUT" | oneline))"; fi
+
+# --- exit statuses -------------------------------------------------------------------
+OUT=$(docker run --rm $IMG sh -c 'exit 7' 2>&1); RC=$?
+expect_rc "the command's exit status passes through" 7
+OUT=$(docker run --rm $IMG sh -c 'kill -SEGV $$' 2>&1); RC=$?
+expect_rc "a command killed by SIGSEGV: 128+11" 139
+OUT=$(docker run --rm $IMG no-such-command 2>&1); RC=$?
+expect_rc "a command not found: 127" 127
+OUT=$(docker run --rm $IMG /etc/passwd 2>&1); RC=$?
+expect_rc "a command that cannot be executed: 126" 126
+OUT=$(docker run --rm --entrypoint landrun $IMG --no-such-flag -- true 2>&1); RC=$?
+expect_out "a bad landrun option: 125, one line naming it" 125 'no-such-flag'
+
+# --- --timeout -------------------------------------------------------------------------
+t=$(now_ms)
+readme "docker run --rm --entrypoint landrun landrun-example --profile base --timeout 2 --timeout-grace 1 -- sh -c 'trap \"\" TERM; sleep 600 & sleep 600'"
+dt=$(($(now_ms) - t))
+if [ "$RC" = 124 ] && [ $dt -lt 2000 ]; then not_ok "--timeout 2 ended after $dt ms, too early"; else
+	[ "$RC" = 124 ] && [ $dt -lt 10000 ] && ok "--timeout 2 --timeout-grace 1, a tree that ignores SIGTERM: 124 in $dt ms" ||
+		not_ok "--timeout 2: $RC after $dt ms: $(oneline <<<"$OUT")"
+fi
+
+# --- docker stop ----------------------------------------------------------------------
+# the processes of container $1's PID namespace, seen from the host, as
+# "state comm" lines (bash builtins only: it is polled)
+ns_procs() {
+	local pid p line rest
+	pid=$(docker inspect --format '{{.State.Pid}}' "$1" 2>/dev/null) && [ "$pid" -gt 0 ] 2>/dev/null || return 1
+	for p in /proc/[0-9]*; do
+		[ "$p/ns/pid" -ef "/proc/$pid/ns/pid" ] || continue
+		read -r line 2>/dev/null <"$p/stat" || continue
+		rest=${line##*) }
+		line=${line#*(}
+		echo "${rest%% *} ${line%)*}"
+	done
+}
+# count CONTAINER STATE-REGEX COMM: how many of its processes are so
+count() { ns_procs "$1" | grep -Ec "^$2 $3\$"; }
+count_zombies() { count "$1" Z '.*'; }
+# wait_for SECONDS COMMAND...: poll every 50 ms until COMMAND succeeds, for
+# at most SECONDS
+wait_for() {
+	local end=$(($(now_ms) + $1 * 1000))
+	shift
+	until "$@"; do
+		[ "$(now_ms)" -lt $end ] || return 1
+		sleep 0.05
+	done
+}
+has_sleeps() { [ "$(count "$1" '[^Z]' sleep)" -ge "$2" ]; }
+# stop_case DESC WANT_RC MIN_MS MAX_MS SLEEPS RUN-ARGS...: run -d, wait until
+# SLEEPS sleeps run in it, time `docker stop` (its grace: 10 s)
+stop_case() {
+	local desc=$1 want=$2 min=$3 max=$4 sleeps=$5 t dt rc
+	shift 5
+	docker rm -f lr-stop >/dev/null 2>&1
+	if ! docker run -d --name lr-stop "$@" >/dev/null 2>"$WORK/stop.err" ||
+		! wait_for 30 has_sleeps lr-stop "$sleeps"; then
+		not_ok "$desc: did not start: $(oneline <"$WORK/stop.err") $(docker logs lr-stop 2>&1 | oneline)"
+		return
+	fi
+	t=$(now_ms)
+	docker stop lr-stop >/dev/null
+	dt=$(($(now_ms) - t))
+	rc=$(docker inspect --format '{{.State.ExitCode}}' lr-stop)
+	if [ "$rc" = "$want" ] && [ $dt -ge "$min" ] && [ $dt -lt "$max" ]; then ok "$desc: $rc in $dt ms"
+	else not_ok "$desc: $rc in $dt ms (want $want in $min-$max ms): $(docker logs lr-stop 2>&1 | oneline)"; fi
+	docker rm -f lr-stop >/dev/null 2>&1
+}
+docker volume rm -f landrun-audit landrun-work >/dev/null 2>&1
+stop_case "docker stop: SIGTERM reaches the command (a sleep)" 143 0 3000 1 \
+	-v landrun-audit:/var/log/landrun $IMG sleep 600
+stop_case "docker stop: a tree that ignores SIGTERM is killed after landrun's grace, before the engine's 10 s" \
+	137 4500 9000 2 -v landrun-audit:/var/log/landrun $IMG sh -c 'trap "" TERM; sleep 600 & sleep 600'
+stop_case "control: a sleep as PID 1 without landrun ignores SIGTERM; the engine kills it after 10 s" \
+	137 9500 20000 1 --entrypoint sleep $IMG 600
+
+# --- the audit log on a volume ---------------------------------------------------------
+readme "docker run --rm -v landrun-audit:/var/log/landrun landrun-example"
+expect_out "the audit log on a named volume: the run" 0 '^hello from the sandbox$'
+readme "docker run --rm -v landrun-audit:/v --entrypoint cat landrun-example /v/audit.jsonl"
+events=$(sed -n 's/.*"event":"\([a-z]*\)".*/\1/p' <<<"$OUT" | tr '\n' ' ')
+# the two stops, then this run
+if [ "$events" = "started cancelled started cancelled started completed " ] &&
+	grep '"event":"cancelled"' <<<"$OUT" | sed -n 2p | grep -q '"signal":"SIGTERM".*"exit_signal":"SIGKILL"'; then
+	ok "the audit log on the volume: $events(the stop that needed SIGKILL too)"
+else
+	not_ok "the audit log on the volume: ${events:-nothing} $(oneline <<<"$OUT")"
+fi
+
+# --- zombies ---------------------------------------------------------------------------
+# 20 orphans (children of PID 1) that end only once PID 1 no longer runs the
+# shell, which would reap them as it waits for its own children
+ORPHANS='i=0; while [ $i -lt 20 ]; do sh -c "(until [ -e /work/go ]; do sleep 0.05; done) &"; i=$((i + 1)); done; echo orphaned; : >/work/go; exec sleep 600'
+logged() { docker logs "$1" 2>&1 | grep -q "$2"; }
+no_live_sh() { [ "$(count "$1" '[^Z]' sh)" = 0 ]; }
+zombies_are() { [ "$(count_zombies "$1")" = "$2" ]; }
+zombie_case() { # DESC WANT RUN-ARGS...
+	local desc=$1 want=$2 n
+	shift 2
+	docker rm -f lr-zomb >/dev/null 2>&1
+	if ! docker run -d --name lr-zomb "$@" >/dev/null 2>"$WORK/zomb.err" ||
+		! wait_for 30 logged lr-zomb orphaned || ! wait_for 15 no_live_sh lr-zomb; then
+		not_ok "$desc: did not run: $(oneline <"$WORK/zomb.err")"
+	else
+		wait_for 5 zombies_are lr-zomb "$want"
+		n=$(count_zombies lr-zomb)
+		if [ "$n" = "$want" ]; then ok "$desc: $n zombies"; else not_ok "$desc: $n zombies, not $want"; fi
+	fi
+	docker rm -f lr-zomb >/dev/null 2>&1
+}
+zombie_case "landrun as PID 1 reaps 20 orphans" 0 $IMG sh -c "$ORPHANS"
+zombie_case "control: a PID 1 that does not reap keeps them" 20 --entrypoint sh $IMG -c "$ORPHANS"
+
+# --- --read-only and --user --------------------------------------------------------------
+readme "docker run --rm --read-only --tmpfs /tmp -v landrun-work:/work -v landrun-audit:/var/log/landrun landrun-example"
+expect_out "--read-only, with a tmpfs on /tmp and volumes for /work and the log" 0 '^hello from the sandbox$'
+readme "docker run --rm --user 1000:1000 landrun-example"
+expect_out "--user 1000:1000" 0 '^hello from the sandbox$'
+OUT=$(docker run --rm --user 1000:1000 $IMG sh -c 'id -u; id -g' 2>&1); RC=$?
+expect_out "--user 1000:1000: the command runs as 1000:1000" 0 '^1000$'
+
+# --- an engine's seccomp profile that refuses what landrun needs -----------------------
+# podman's default profile, less landlock_* (refused with Docker's errno,
+# EPERM) or seccomp
+PROFILE=/usr/share/containers/seccomp.json
+if [ -r "$PROFILE" ] && python3 - "$PROFILE" "$WORK" <<'PY'
+import json, sys
+src = json.load(open(sys.argv[1]))
+def variant(name, drop, errno=None):
+    p = json.loads(json.dumps(src))
+    for rule in p["syscalls"]:
+        rule["names"] = [n for n in rule["names"] if n not in drop]
+    p["syscalls"] = [r for r in p["syscalls"] if r["names"]]
+    if errno is not None:
+        p["defaultErrnoRet"] = errno
+    json.dump(p, open(f"{sys.argv[2]}/seccomp-{name}.json", "w"))
+landlock = {"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"}
+variant("nolandlock-eperm", landlock, 1)
+variant("noseccomp", {"seccomp"})
+PY
+then
+	SO="--security-opt seccomp"
+	OUT=$(docker run --rm $SO=$PROFILE $IMG 2>&1); RC=$?
+	expect_out "control: the engine's profile from its file: the example runs" 0 '^hello from the sandbox$'
+	OUT=$(docker run --rm $SO=$WORK/seccomp-nolandlock-eperm.json $IMG 2>&1); RC=$?
+	expect_out "a profile without landlock_* (EPERM): refused (the audit log needs Landlock), naming the filter" \
+		125 "the caller's seccomp filter refused landlock_create_ruleset: EPERM"
+	OUT=$(docker run --rm $SO=$WORK/seccomp-noseccomp.json $IMG perl -e "$SOCK" 2>&1); RC=$?
+	expect_out "a profile without seccomp: landrun's filter, loaded by prctl, denies socket(AF_UNIX)" \
+		97 'Address family not supported'
+	OUT=$(docker run --rm $SO=$WORK/seccomp-noseccomp.json --entrypoint landrun $IMG --profile base --explain 2>&1); RC=$?
+	expect_out "a profile without seccomp: --explain says so" 0 'seccomp filters \(by prctl'
+else
+	skip "the engine's seccomp profile refusing landlock_* or seccomp: no $PROFILE to start from"
+fi
+
+# --- a harness profile, as the README says it fares ----------------------------------
+# (the example image has no CA certificates, which the profiles read: the host's)
+if [ -d /etc/ssl/certs ] && [ -d /usr/share/ca-certificates ]; then
+	H=(-v /etc/ssl/certs:/etc/ssl/certs:ro -v /usr/share/ca-certificates:/usr/share/ca-certificates:ro
+	   -e HOME=/work/home --entrypoint landrun $IMG --profile opencode --mkdir /work/home --rw /work)
+	OUT=$(docker run --rm "${H[@]}" -- true 2>&1); RC=$?
+	expect_out "--profile opencode under the engine's profile: refused, net.egress-domains needs a user namespace" \
+		125 'cannot enforce net.egress-domains.*needs a network namespace'
+	OUT=$(docker run --rm "${H[@]}" --on-unsupported=warn -- sh -c 'echo ran' 2>&1); RC=$?
+	expect_out "--profile opencode --on-unsupported=warn: runs, in the weaker mode, and says so" \
+		0 'not enforced: net.egress-domains'
+else
+	skip "a harness profile in the image: no /etc/ssl/certs on this machine to lend it"
+fi
+
+# --- an interactive shell: docker run -it, in tmux -----------------------------------------
+# pane_has REGEX: the screen shows it
+pane_has() { tmux -L landrun-containers capture-pane -p -t lr 2>/dev/null | grep -Eq "$1"; }
+tty_case() { # DESC SHELL: the README's confined shell, typed into
+	local desc=$1 line=$2 rc
+	rm -f "$WORK/tty.rc"
+	echo "$line" >>"$RAN"
+	tmux -L landrun-containers new-session -d -s lr -x 100 -y 30 \
+		"env DOCKER_HOST=unix://$WORK/docker.sock PATH=/usr/bin:/bin bash -c '$line; echo \$? > $WORK/tty.rc'" &&
+		TMUX_STARTED=1
+	if ! wait_for 60 pane_has '\$ ?$'; then
+		not_ok "$desc: no prompt: $(tmux -L landrun-containers capture-pane -p -t lr 2>&1 | oneline)"
+		tmux -L landrun-containers kill-server 2>/dev/null
+		return
+	fi
+	tmux -L landrun-containers send-keys -t lr 'tty; echo "pid=$$"; sleep 30 & jobs; kill %1' Enter
+	wait_for 20 pane_has '^\[1\].*(Running|sleep)'
+	local screen
+	screen=$(tmux -L landrun-containers capture-pane -p -t lr 2>/dev/null)
+	tmux -L landrun-containers send-keys -t lr 'exit 5' Enter
+	wait_for 20 test -s "$WORK/tty.rc"
+	rc=$(cat "$WORK/tty.rc" 2>/dev/null)
+	tmux -L landrun-containers kill-server 2>/dev/null
+	printf '%s\n' "$screen" >"$WORK/tty-${line##* }.screen"
+	if [ "$rc" = 5 ] && grep -q '^/dev/pts/' <<<"$screen" && grep -Eq '^pid=[0-9]+' <<<"$screen" &&
+		grep -Eq '\[1\].*(Running|sleep)' <<<"$screen" &&
+		! grep -Eqi 'cannot set tty process group|no job control|Operation not permitted' <<<"$screen"; then
+		ok "$desc: a terminal, job control, no complaint, exit 5 -> $rc"
+	else
+		not_ok "$desc: exit $rc: $(oneline <<<"$screen")"
+	fi
+}
+tty_case "docker run -it: a confined sh" "docker run --rm -it landrun-example sh"
+tty_case "docker run -it: a confined bash" "docker run --rm -it landrun-example bash"
+
+# --- every README line was run ------------------------------------------------------------
+n=0
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	n=$((n + 1))
+	grep -qxF "$line" "$RAN" || not_ok "the README's container section: not run here: $line"
+done <<<"$README_LINES"
+[ $n -gt 5 ] && ok "every one of the $n docker commands of the README's container section was run" ||
+	not_ok "the README's container section has only $n docker commands"
+
+docker volume rm -f landrun-audit landrun-work >/dev/null 2>&1
+finish
+}
