@@ -20,7 +20,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start tty landrun lr-tty -- "$@"	# from here on, the body
+e2e_start --grants-only tty landrun lr-tty -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 LRTTY=$BIN/lr-tty
