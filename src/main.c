@@ -214,6 +214,14 @@ static void add_command_grants(struct lr_policy *policy, const char *command,
 		return;
 	if (policy->add_exec)
 		r = lr_policy_add_grant(policy, command, LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+	/* and its installation: the npm package, a script's interpreter */
+	if (r == 0 && policy->add_exec)
+		r = lr_project_installation(command, getenv("PATH"), &deps);
+	policy->origin = "the command's installation (add-exec)";
+	for (size_t i = 0; r == 0 && i < deps.n; i++)
+		r = lr_policy_add_grant(policy, deps.v[i], LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+	policy->origin = NULL;
+	lr_strlist_free(&deps);
 	if (r == 0 && policy->ldd) {
 		r = lr_elf_deps(command, lr_env_lookup(env->v, "LD_LIBRARY_PATH"), &deps, err,
 				sizeof(err));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "landrun/config.h"
+#include "landrun/exec.h"
 #include "landrun/project.h"
 #include "landrun/scan.h"
 
@@ -108,10 +109,11 @@ static bool names_system(const char *path)
 	return false;
 }
 
-/* A grant of the command line itself (not a policy file's, not --unix). */
+/* A grant of the command line itself: --ro, --rox, --rw, --rwx (not a
+ * policy file's, not --unix, not one derived from the command). */
 static bool from_command_line(const struct lr_grant *g)
 {
-	return !g->origin && g->source == 0 && g->access != LR_ACCESS_UNIX;
+	return !g->origin && g->source == 0 && g->flag && strncmp(g->flag, "--r", 3) == 0;
 }
 
 /* The command line's grant that names the system, or NULL. */
@@ -309,4 +311,68 @@ char *lr_project_describe(const struct lr_policy *p)
 		return NULL;
 	}
 	return b.s;
+}
+
+/* The npm (or bun) package holding the real path REAL: the directory after
+ * its first node_modules/ (NAME, or @SCOPE/NAME), or NULL. */
+static char *package_of(const char *real)
+{
+	const char *nm = strstr(real, "/node_modules/"), *name, *end;
+
+	if (!nm)
+		return NULL;
+	name = nm + strlen("/node_modules/");
+	end = strchr(name, '/');
+	if (end && name[0] == '@')
+		end = strchr(end + 1, '/');
+	if (!end || end == name)
+		return NULL;
+	return strndup(real, (size_t)(end - real));
+}
+
+/* The interpreter a script at PATH names (#!/path/x, or #!/usr/bin/env x
+ * looked up in SEARCH_PATH), really, or NULL. */
+static char *interpreter_of(const char *path, const char *search_path)
+{
+	char line[256], *p, *word, *found = NULL, *real;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[n] = '\0';
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[strcspn(line, "\n")] = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	word = strsep(&p, " \t");
+	if (word && strcmp(word, "/usr/bin/env") == 0 && p) {
+		while (p && (word = strsep(&p, " \t")) && (!*word || word[0] == '-'))
+			;
+		if (!word || !*word || strchr(word, '=') || lr_exec_resolve(word, search_path, &found) < 0)
+			return NULL;
+		word = found;
+	}
+	real = word && *word == '/' ? realpath(word, NULL) : NULL;
+	free(found);
+	return real;
+}
+
+int lr_project_installation(const char *command, const char *search_path,
+			    struct lr_strlist *out)
+{
+	_cleanup_free_ char *real = realpath(command, NULL);
+	_cleanup_free_ char *package = NULL, *interp = NULL;
+	int r = 0;
+
+	if (!real)
+		return 0; /* landrun's exec reports it */
+	if (!names_system(real) && (package = package_of(real)))
+		r = lr_strlist_add(out, package);
+	interp = interpreter_of(real, search_path);
+	if (r == 0 && interp && !names_system(interp) && !lr_strlist_contains(out, interp))
+		r = lr_strlist_add(out, interp);
+	return r;
 }

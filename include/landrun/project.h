@@ -45,4 +45,15 @@ enum lr_opt_result lr_project_defaults(struct lr_policy *policy, const char *com
  */
 char *lr_project_describe(const struct lr_policy *policy);
 
+/*
+ * The installation of COMMAND that --add-exec grants for reading and
+ * execution besides COMMAND itself, appended to OUT: the npm or bun package
+ * holding COMMAND's real path (~/.npm-global/lib/node_modules/@openai/codex,
+ * whose node_modules hold the native binary it starts), and the interpreter
+ * a script names (#!/usr/bin/env node, looked up in SEARCH_PATH: an nvm
+ * node), unless in a system tree.  0, or -ENOMEM.
+ */
+int lr_project_installation(const char *command, const char *search_path,
+			    struct lr_strlist *out);
+
 #endif /* LANDRUN_PROJECT_H */
