@@ -117,6 +117,29 @@ if [ -n "$OC" ]; then
 		not_ok "opencode: installed by bun"
 	version "opencode in ~/.bun/bin" "$H/.bun/bin" opencode "$ver"
 	granted "opencode in ~/.bun/bin" "$H/.bun/bin" opencode "$pkg" "$H/.bun"
+	# The README's and landrun(1)'s "every part said outright" lines (with
+	# --version): the command line names the system, so no profile and no
+	# project are added, and OpenCode starts with what they name.
+	O=$W/outright
+	mkdir -p "$O/src" "$O/roles" "$O/workspace" "$O/logs" && echo 'OPENAI_API_KEY=k' >"$O/.env"
+	outright() { # DESC LANDRUN-ARGS...
+		local desc=$1 out
+		shift
+		out=$(cd "$O" && env -i PATH="$H/.opencode/bin:/usr/bin:/bin" HOME="$H" TERM=dumb \
+			timeout 120 "$LANDRUN" "$@" -- opencode --version 2>&1)
+		if [ $? = 0 ] && echo "$out" | grep -qF -- "$ver"; then ok "$desc"; else
+			not_ok "$desc" "$out"
+		fi
+	}
+	outright "the README's outright line runs OpenCode" \
+		--rox /usr,/bin,/lib,/lib64 --add-exec --ro /dev/urandom,/proc/self/maps \
+		--private-tmp --private-home --ro src,roles --rw workspace,logs \
+		--env-file .env --env-prefix OPENAI_ --env PATH
+	outright "landrun(1)'s outright line runs OpenCode" \
+		--rox /usr,/bin,/lib,/lib64 --add-exec --ro /dev/urandom,/proc/self/maps \
+		--private-tmp --private-home --ro src --rw workspace \
+		--env-file .env --env OPENAI_API_KEY --env PATH \
+		--allow-domain api.openai.com
 else
 	skip "opencode in ~/.opencode/bin and ~/.bun/bin" "opencode-ai could not be installed"
 fi
