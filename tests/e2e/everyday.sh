@@ -161,8 +161,21 @@ tui_start() {
 		poll 10 private_of_pane
 }
 
-# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text
-tui_keys() { tm send-keys -t tui "$@"; sleep 0.3; }
+# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text;
+# then at least 0.3 s and until the screen has settled (two captures alike,
+# 0.1 s apart; 5 s at most): a loaded machine draws late
+tui_keys() {
+	local a b i
+	tm send-keys -t tui "$@"
+	sleep 0.3
+	a=$(screen)
+	for i in $(seq 50); do
+		sleep 0.1
+		b=$(screen)
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+}
 
 # tui_status: waits (20 s) for landrun -- COMMAND to end; RC is its status
 tui_status() {
