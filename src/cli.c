@@ -18,6 +18,16 @@ const char lr_cli_usage[] =
 	"Run COMMAND confined by Landlock and seccomp, with an empty environment.\n"
 	"Options stop at the first word that is not an option.\n"
 	"\n"
+	"By default (no options needed: cd ~/src/webapp && landrun -- opencode), COMMAND\n"
+	"gets the profile named after it (opencode, codex, claude-code for claude; else\n"
+	"base, which gives a new, empty HOME) and the project: the top of the git\n"
+	"repository holding the current directory, or the current directory, read,\n"
+	"write and execute, its .env kept out, its .git read-only.  What the options\n"
+	"below grant is added to both.  Instead: --profile NAME or --config FILE (no\n"
+	"default profile), --profile none, --no-project; a grant in /usr, /bin, /lib*\n"
+	"or / turns both off (the command line says everything, as the Go landrun's do).\n"
+	"The first line landrun prints says what it chose; --explain shows it all.\n"
+	"\n"
 	"Filesystem (repeatable; each takes a comma-separated list of paths):\n"
 	"  --ro PATHS                 read files and list directories\n"
 	"  --rox PATHS                also execute\n"
@@ -28,6 +38,8 @@ const char lr_cli_usage[] =
 	"  --ignore-missing           skip granted paths that do not exist (in a policy\n"
 	"                             file: that file's own grants)\n"
 	"  --mkdir PATHS              create these directories (0700) if missing, first\n"
+	"                             (a carved project root takes no new entries: make\n"
+	"                             node_modules, build... this way)\n"
 	"  --private-tmp              when the command gets no TMPDIR: a new empty one\n"
 	"                             (read-write) under /tmp, removed by a later run\n"
 	"  --private-home             when the command gets no HOME: a new empty one, the same way\n"
@@ -110,7 +122,9 @@ const char lr_cli_usage[] =
 	"\n"
 	"Policy files:\n"
 	"  --config FILE              read settings from FILE (keys are these long options)\n"
-	"  --profile NAME             load a shipped or user profile (see the README)\n"
+	"  --profile NAME             load a shipped or user profile instead of the default\n"
+	"                             one (none: no profile; see landrun.conf(5))\n"
+	"  --no-project               grant no project (only what the options name)\n"
 	"\n"
 	"Other:\n"
 	"  --log-level LEVEL          error, notice (default: also what landrun kept out of\n"
@@ -121,9 +135,10 @@ const char lr_cli_usage[] =
 	"Environment of landrun: LANDRUN_ON_UNSUPPORTED sets the default --on-unsupported,\n"
 	"LANDRUN_LOG_LEVEL the default --log-level.\n"
 	"\n"
-	"Exit status: 125 landrun failed (bad flag, bad file, refused policy), 126 COMMAND\n"
-	"could not be executed, 127 COMMAND not found, 124 --timeout ended it; otherwise\n"
-	"COMMAND's own status (128+N when a supervised COMMAND died of signal N).\n";
+	"Exit status: 125 landrun failed (bad flag, bad file, refused policy: nothing\n"
+	"was run), 126 COMMAND could not be executed, 127 COMMAND not found, 124\n"
+	"--timeout ended it; otherwise COMMAND's own status (128+N when a supervised\n"
+	"COMMAND died of signal N).\n";
 
 /* getopt's view of the option table (filled in once). */
 static struct option longopts[LR_OPT_VERSION - LR_OPT_ADD_EXEC + 2];
@@ -179,6 +194,8 @@ static enum lr_opt_result read_file(struct lr_policy *p, int id, const char *arg
 	char msg[sizeof(err->msg)];
 	int r;
 
+	if (id == LR_OPT_PROFILE && strcmp(arg, "none") == 0)
+		return LR_OPT_RUN; /* no profile, not even the default one */
 	if (id == LR_OPT_CONFIG)
 		r = lr_config_load_file(arg, p, 1, err);
 	else

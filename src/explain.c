@@ -137,6 +137,25 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 		     "it; NO_PROXY: localhost, 127.0.0.1, ::1\n");
 }
 
+/* What the drop-in default chose (project.c), and a private HOME. */
+static void explain_defaults(FILE *out, const struct lr_policy *p)
+{
+	if (p->outright)
+		fprintf(out, "defaults: none (%s names the system: the command line says the whole "
+			     "policy, as the Go landrun's do)\n",
+			p->outright);
+	if (p->profile)
+		fprintf(out, "profile: %s (the default for this command: no --profile or --config "
+			     "given; --profile none: no profile)\n",
+			p->profile);
+	if (p->project_note)
+		fprintf(out, "%s%s\n", p->project_note,
+			p->project && !strstr(p->project_note, " not granted") ? "; --no-project: none" : "");
+	if (p->home_private)
+		fprintf(out, "HOME: a new, empty directory, not yours (private-home: the command is "
+			     "given no HOME): nothing of ~/.config, ~/.cache... is there\n");
+}
+
 static void explain_text(FILE *out, const struct lr_explain_input *in)
 {
 	const struct lr_plan *plan = in->plan;
@@ -151,12 +170,7 @@ static void explain_text(FILE *out, const struct lr_explain_input *in)
 		: plan->seccomp_by_prctl ? "filters (by prctl: the caller's filter refuses seccomp(2))"
 					 : "filters");
 	fprintf(out, "on-unsupported: %s\n", mode_name(in->policy->on_unsupported));
-	if (in->policy->profile)
-		fprintf(out, "profile: %s (the default for this command: no --profile or --config given)\n",
-			in->policy->profile);
-	if (in->policy->project)
-		fprintf(out, "project: %s (the current directory: no --ro, --rox, --rw or --rwx given)\n",
-			in->policy->project);
+	explain_defaults(out, in->policy);
 	fprintf(out, "\nprotections:\n");
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);

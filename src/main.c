@@ -71,8 +71,8 @@ static void parse_args(int argc, char **argv, struct lr_policy *policy)
 	lr_log_set_level(policy->log_level);
 }
 
-/* Nothing granted on the command line: the command's profile and the
- * current directory as its project (project.c). */
+/* The command's profile and its project, with what the command line adds
+ * (project.c). */
 static void apply_defaults(struct lr_policy *policy)
 {
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -85,6 +85,9 @@ static void apply_defaults(struct lr_policy *policy)
 	 * terminal protection denies it the foreground of the user's) */
 	if (getpid() == 1 && isatty(STDIN_FILENO))
 		policy->pty = true;
+	if (policy->outright)
+		lr_info("no profile, no project: %s names the system, so the command line says the "
+			"whole policy, as the Go landrun's do", policy->outright);
 }
 
 /* --user: names looked up now, the switch made in confine(). */
@@ -146,6 +149,7 @@ static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 	char err[512], *dir, sub[PATH_MAX];
 	int r;
 
+	policy->home_private = home;
 	if ((!tmp && !home) || policy->explain != LR_EXPLAIN_NONE)
 		return;
 	if (lr_privdir_make(tmp, home, u ? u->uid : geteuid(), &dir, err, sizeof(err)) < 0)
@@ -216,6 +220,14 @@ static void add_command_grants(struct lr_policy *policy, const char *command,
 		return;
 	if (policy->add_exec)
 		r = lr_policy_add_grant(policy, command, LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+	/* and its installation: the npm package, a script's interpreter */
+	if (r == 0 && policy->add_exec)
+		r = lr_project_installation(command, getenv("PATH"), &deps);
+	policy->origin = "the command's installation (add-exec)";
+	for (size_t i = 0; r == 0 && i < deps.n; i++)
+		r = lr_policy_add_grant(policy, deps.v[i], LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
+	policy->origin = NULL;
+	lr_strlist_free(&deps);
 	if (r == 0 && policy->ldd) {
 		r = lr_elf_deps(command, lr_env_lookup(env->v, "LD_LIBRARY_PATH"), &deps, err,
 				sizeof(err));
@@ -503,15 +515,10 @@ static void tell(const struct lr_policy *policy, const struct lr_holes *holes)
 	struct lr_buf line = { 0 };
 	bool carved = false;
 
-	if (policy->project) {
-		char head[PATH_MAX + 128];
+	_cleanup_free_ char *chosen = lr_project_describe(policy);
 
-		snprintf(head, sizeof(head), "%s%s%sproject %s (the current directory: read, write, "
-			 "execute)",
-			 policy->profile ? "profile " : "", policy->profile ? policy->profile : "",
-			 policy->profile ? " (the default for this command), " : "", policy->project);
-		add_part(&line, head);
-	}
+	if (chosen)
+		add_part(&line, chosen);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++) {
 		struct lr_buf list = { 0 };
 

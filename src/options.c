@@ -38,6 +38,7 @@ const struct lr_option lr_options[] = {
 	{ "learn", LR_OPT_LEARN, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "log-level", LR_OPT_LOG_LEVEL, LR_ARG_REQUIRED, 0 },
 	{ "mkdir", LR_OPT_MKDIR, LR_ARG_REQUIRED, LIST_OF_PATHS },
+	{ "no-project", LR_OPT_NO_PROJECT, LR_ARG_NONE, 0 },
 	{ "on-unsupported", LR_OPT_ON_UNSUPPORTED, LR_ARG_REQUIRED, 0 },
 	{ "private-home", LR_OPT_PRIVATE_HOME, LR_ARG_NONE, 0 },
 	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
@@ -336,6 +337,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_MKDIR:
 		r = *arg ? add_string(&p->mkdirs, &p->n_mkdirs, arg) : -EINVAL;
+		break;
+	case LR_OPT_NO_PROJECT:
+		p->no_project = true;
 		break;
 	case LR_OPT_ALLOW_DOTENV:
 		r = *arg ? add_string(&p->allow_dotenv, &p->n_allow_dotenv, arg) : -EINVAL;

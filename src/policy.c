@@ -47,6 +47,8 @@ void lr_policy_free(struct lr_policy *p)
 	free(p->keep_fds);
 	free(p->profile);
 	free(p->project);
+	free(p->project_note);
+	free(p->outright);
 	free(p->user);
 	free(p->connect_tcp);
 	free(p->bind_tcp);

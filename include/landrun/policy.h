@@ -166,8 +166,14 @@ struct lr_policy {
 	bool ignore_missing;	/* --ignore-missing on the command line */
 	bool cli_grants;	/* the command line named files to grant (or none at all) */
 	bool cli_files;		/* the command line named a policy file (--config, --profile) */
+	bool no_project;	/* --no-project: no project granted by default */
+	bool home_private;	/* the command gets a new, empty HOME (--private-home took) */
 	char *profile;		/* the profile chosen for the command by default, or NULL */
-	char *project;		/* the current directory, granted by default, or NULL */
+	char *project;		/* the project (a repository's top, or the current directory),
+				 * granted by default, or NULL */
+	char *project_note;	/* what the project is, for the notice and --explain */
+	char *outright;		/* the command-line grant that named the system, as the Go
+				 * landrun's command lines do: no default profile, no project */
 	char *user;		/* --user USER[:GROUP] as given, or NULL */
 	struct lr_run_as run_as; /* and resolved (main.c) */
 

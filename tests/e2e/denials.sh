@@ -21,7 +21,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start denials landrun lr-try lr-net -- "$@"
+e2e_start --grants-only denials landrun lr-try lr-net -- "$@"
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try

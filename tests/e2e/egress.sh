@@ -77,7 +77,7 @@ if [ "${1:-}" != --body ]; then
 	oc=$(lr_opencode_bin "$LR_CACHE/opencode-ai" 2>/dev/null) && E2E_LINK+=" opencode=$oc"
 	export E2E_LINK
 fi
-e2e_start --env-i egress landrun lr-net lr-try fake_model.py harness-lib.sh -- "$@"
+e2e_start --grants-only --env-i egress landrun lr-net lr-try fake_model.py harness-lib.sh -- "$@"
 
 LANDRUN=$BIN/landrun NET=$BIN/lr-net TRY=$BIN/lr-try
 W=$TMP/t/work

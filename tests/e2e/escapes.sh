@@ -20,7 +20,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start escapes landrun lr-try -- "$@"
+e2e_start --grants-only escapes landrun lr-try -- "$@"
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try

@@ -161,8 +161,21 @@ tui_start() {
 		poll 10 private_of_pane
 }
 
-# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text
-tui_keys() { tm send-keys -t tui "$@"; sleep 0.3; }
+# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text;
+# then at least 0.3 s and until the screen has settled (two captures alike,
+# 0.1 s apart; 5 s at most): a loaded machine draws late
+tui_keys() {
+	local a b i
+	tm send-keys -t tui "$@"
+	sleep 0.3
+	a=$(screen)
+	for i in $(seq 50); do
+		sleep 0.1
+		b=$(screen)
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+}
 
 # tui_status: waits (20 s) for landrun -- COMMAND to end; RC is its status
 tui_status() {
@@ -451,6 +464,54 @@ if tool tmux /usr/bin/tmux; then
 		outside "vim: README.md was saved" \
 			sh -c '[ "$(tail -n1 README.md)" = "vim at the root" ]'
 	fi
+fi
+
+# ---------------------------------------------------------------------------
+# What the command line adds to the profile and the project, the repository
+# as the project, and the Go landrun's command lines (README: Running a
+# coding harness, Compatibility with the Go landrun)
+
+LIBS=$TMP/t/libs
+mkdir -p "$LIBS" && echo 'lib data' >"$LIBS/l.txt" && chmod -R a+rX "$LIBS"
+CWD=$P/src lr -- sh -c 'cat ../package.json && echo from-src >>notes.txt'
+works "from src/: the project is the repository (../package.json read)" '"name": "webapp"'
+assert "from src/: the notice names the repository" \
+	err_has "project $P (the git repository holding the current directory"
+outside "from src/: src/notes.txt was written" grep -qx from-src src/notes.txt
+lr --ro "$LIBS" -- sh -c "cat '$LIBS/l.txt' && echo added >>src/notes.txt"
+works "--ro DIR adds to the default: DIR read" 'lib data'
+assert "--ro DIR: the notice says what the command line added" \
+	err_has "added on the command line: --ro $LIBS"
+assert "--ro DIR: the notice still names the profile" err_has "profile base (the default"
+outside "--ro DIR adds to the default: the project is still writable" grep -qx added src/notes.txt
+lr --no-project -- cat package.json
+denied "--no-project: the project is not granted" "Permission denied"
+lr --ro . -- sh -c 'echo x >>README.md'
+denied "--ro .: the project stays read-only" "Permission denied"
+outside "--ro .: README.md unchanged" sh -c '[ "$(head -n1 README.md)" = "# webapp" ]'
+# the Go landrun's lines: the command line is the whole policy
+lr --rox /usr --ro /lib,/lib64 -- ls /usr
+works "Go landrun: --rox /usr --ro /lib,/lib64 -- ls /usr" bin
+lr --rox /usr --ro /lib,/lib64 -- cat package.json
+denied "Go landrun: no project is added" "Permission denied"
+mkdir -p "$W/go" && chmod 777 "$W/go"
+lr --rox /usr --rw "$W/go" -- /usr/bin/touch "$W/go/made"
+works "Go landrun: --rox /usr --rw DIR -- touch DIR/made"
+outside "Go landrun: --rw DIR is writable" test -e "$W/go/made"
+lr --rox /usr -- cat /etc/passwd
+denied "Go landrun: no profile is added (no /etc/passwd of base)" "Permission denied"
+
+# a repository that tracks its .env: as the README's table says
+T=$TMP/t/tracked
+mkdir -p "$T" && (cd "$T" && echo 'A=1' >.env && echo x >f && git init -q && git add -A &&
+	git -c user.name=dev -c user.email=dev@example.invalid commit -qm i) &&
+	{ [ ${#AS_USER[@]} = 0 ] || chown -R 65534:65534 "$T"; }
+CWD=$T lr -- git -c safe.directory='*' status --short
+works "tracked .env: git status exits 0 and lists it as modified" ' M .env'
+CWD=$T lr -- git -c safe.directory='*' diff
+denied "tracked .env: git diff stops (cannot hash it)" "fatal: cannot hash .env"
+if [ "$RC" = 128 ]; then tap_ok "tracked .env: git diff exits 128"; else
+	tap_not_ok "tracked .env: git diff exits 128 (got $RC)"
 fi
 
 # ---------------------------------------------------------------------------

@@ -32,14 +32,20 @@
 # hard-linked (or copied) into $TMP/bin as NAME, mode untouched, for a body
 # that cannot reach PATH itself (as nobody).
 #
+# With --grants-only, $TMP/bin/landrun runs the copy of landrun (in
+# $TMP/bin/real/) with --profile none --no-project first: the script tests
+# what its command lines grant, and nothing else (without these, landrun adds
+# the command's profile and the current directory's project to them).
+#
 # Called again in the body (ARG... starting with --body), it sets TMP, AS
 # and BIN=$TMP/bin and returns.
 e2e_start() {
-	local envi= tag names=() n usage= i=0 self=${0##*/} as
-	if [ "$1" = --env-i ]; then
-		envi=1
+	local envi= only= tag names=() n usage= i=0 self=${0##*/} as
+	while [ "$1" = --env-i ] || [ "$1" = --grants-only ]; do
+		[ "$1" = --env-i ] && envi=1
+		[ "$1" = --grants-only ] && only=1
 		shift
-	fi
+	done
 	tag=$1
 	shift
 	while [ "$1" != -- ]; do
@@ -70,6 +76,12 @@ e2e_start() {
 	done
 	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
 	chmod 755 "$TMP/bin"/* || exit 1
+	if [ -n "$only" ]; then
+		mkdir -m 755 "$TMP/bin/real" && mv "$TMP/bin/landrun" "$TMP/bin/real/landrun" &&
+			printf '#!/bin/sh\nexec %q --profile none --no-project "$@"\n' \
+				"$TMP/bin/real/landrun" >"$TMP/bin/landrun" &&
+			chmod 755 "$TMP/bin/landrun" || exit 1
+	fi
 	# linked after the chmod: a hard link shares its source's mode
 	for n in ${E2E_LINK:-}; do
 		if [ -f "${n#*=}" ]; then

@@ -31,7 +31,7 @@ set -u
 # Setup: private copies of the binaries, then the test body (maybe as nobody).
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start net landrun lr-net -- "$@"	# from here on, the body
+e2e_start --grants-only net landrun lr-net -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 NET=$BIN/lr-net

@@ -17,7 +17,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start privs landrun lr-try -- "$@"	# from here on, the body
+e2e_start --grants-only privs landrun lr-try -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try

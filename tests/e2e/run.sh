@@ -24,7 +24,7 @@ set -u
 # Setup: private copies of the binaries, then the test body (maybe as nobody).
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start e2e landrun lr-try lr-fakeabi -- "$@"	# from here on, the body
+e2e_start --grants-only e2e landrun lr-try lr-fakeabi -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try

@@ -26,7 +26,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start supervise landrun lr-try lr-net lr-fakeabi base.conf Dockerfile -- "$@"
+e2e_start --grants-only supervise landrun lr-try lr-net lr-fakeabi base.conf Dockerfile -- "$@"
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try

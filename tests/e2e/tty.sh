@@ -20,7 +20,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start tty landrun lr-tty -- "$@"	# from here on, the body
+e2e_start --grants-only tty landrun lr-tty -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 LRTTY=$BIN/lr-tty
@@ -74,6 +74,43 @@ shell() {
 		sleep 0.1
 	done
 	echo "# the shell of $1 did not start"
+	return 1
+}
+
+# wait_pane NAME REGEX SECONDS: until NAME's screen shows REGEX
+wait_pane() {
+	local i
+	for i in $(seq 1 $(($3 * 10))); do
+		pane "$1" | grep -qE -- "$2" && return 0
+		sleep 0.1
+	done
+	echo "# $1: no \"$2\" on the screen after $3 s; it shows:"
+	pane "$1" | grep -v '^ *$' | sed 's/^/#   | /'
+	return 1
+}
+
+# runs NAME COMM: a process named COMM runs below NAME's shell
+runs() {
+	local pids pid
+	pids=$(tm display -p -t "$1" '#{pane_pid}' 2>/dev/null) || return 1
+	while [ -n "$pids" ]; do
+		pids=$(for pid in $pids; do ps -o pid= --ppid "$pid"; done | tr -d ' ')
+		for pid in $pids; do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && return 0
+		done
+	done
+	return 1
+}
+
+# wait_runs NAME COMM SECONDS [not]: until COMM runs below NAME (or, with
+# "not", until it does not)
+wait_runs() {
+	local i
+	for i in $(seq 1 $(($3 * 10))); do
+		if [ "${4:-}" = not ]; then runs "$1" "$2" || return 0; else runs "$1" "$2" && return 0; fi
+		sleep 0.1
+	done
+	echo "# $1: $2 ${4:+still }$([ "${4:-}" = not ] && echo runs || echo "does not run") after $3 s"
 	return 1
 }
 
@@ -165,7 +202,10 @@ done
 shell sctty
 type_line sctty "setsid -w $LRTTY sctty < \$(tty); echo outside=\$? > $W/sctty.out"
 type_line sctty "setsid -w $LANDRUN --on-unsupported=ignore --rox $BIN --rw /dev/ptmx,/dev/pts -- $LRTTY sctty < \$(tty); echo inside=\$? >> $W/sctty.out"
-wait_file "$W/sctty.out" 5 && sleep 1
+wait_file "$W/sctty.out" 20 && for _ in $(seq 1 200); do
+	grep -q '^inside=' "$W/sctty.out" && break
+	sleep 0.1
+done
 echo "# TIOCSCTTY: $(tr '\n' ' ' <"$W/sctty.out" 2>/dev/null)"
 tm kill-session -t sctty 2>/dev/null
 assert "control: outside landrun, a session leader takes a new pty as its terminal" \
@@ -179,16 +219,16 @@ BASH_LR=("$LANDRUN" --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/tty,/de
 	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
 shell bash
 type_line bash "${BASH_LR[*]}"
-sleep 1
+wait_pane bash '^inside:' 20
 type_line bash "echo ran-$((6 * 7))-inside > $W/bash.out"
 type_line bash "sleep 30"
-sleep 0.5
+wait_runs bash sleep 20
 tm send-keys -t bash C-c
-sleep 0.5
+wait_runs bash sleep 20 not
 type_line bash "echo after-ctrl-c >> $W/bash.out; ls $W >> $W/bash.out"
 type_line bash "echo \$(echo sub) | tr a-z A-Z >> $W/bash.out"
 type_line bash "exit"
-sleep 1
+wait_runs bash landrun 20 not && wait_runs bash bash 20 not
 type_line bash "echo outer-shell-back > $W/bash.back"
 wait_file "$W/bash.back" 5
 SCREEN=$(pane bash)
@@ -207,13 +247,15 @@ PTY_LR=("$LANDRUN" --pty --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/nu
 	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
 shell pbash
 type_line pbash "${PTY_LR[*]}"
-sleep 1
+wait_pane pbash '^inside:' 20
 type_line pbash "tty > $W/pbash.tty; setsid -w true && echo setsid-ok > $W/pbash.setsid; sleep 30"
-sleep 0.5
+wait_runs pbash sleep 20
 tm send-keys -t pbash C-z
-sleep 0.5
-type_line pbash "jobs > $W/pbash.jobs; kill %1; exit"
-sleep 1
+wait_pane pbash 'Stopped' 20
+type_line pbash "jobs > $W/pbash.jobs; kill -9 %1; exit"
+# bash may first say "There are stopped jobs" and stay: exit again
+runs_quietly() { wait_runs "$@" >/dev/null; }
+runs_quietly pbash landrun 5 not || { type_line pbash "exit"; wait_runs pbash landrun 20 not; }
 type_line pbash "echo outer-shell-back > $W/pbash.back"
 wait_file "$W/pbash.back" 5
 SCREEN=$(pane pbash)

@@ -96,9 +96,8 @@ drive() {
 		not_ok "$label: Enter accepts it and the prompt is drawn" "$(lr_screen_text "$name")" \
 			"$(tail -n 20 "$W/$name.stderr")"
 	fi
-	sleep 1
-	lr_tmux send-keys -t "$name" "$msg"
-	sleep 1
+	lr_type_text "$name" "$msg" ||
+		not_ok "$label: the typed message is drawn in the prompt" "$(lr_screen_text "$name")"
 	lr_tmux send-keys -t "$name" Enter
 	t=$(date +%s.%N)
 	if lr_wait_screen "$name" "All scripted steps are done." 60 && grep -qF "$msg" "$LOG"; then
@@ -107,14 +106,19 @@ drive() {
 		not_ok "$label: a typed message reaches the model and its answer is drawn" \
 			"$(lr_screen_text "$name")" "$(tail -n 20 "$W/$name.stderr")"
 	fi
+	# each key once the TUI says what the next one does (Claude Code:
+	# "Press Ctrl-C again to exit"; at most 3 s), and none once it has exited
 	for key in "$@"; do
-		sleep 0.5
+		lr_screen "$name" | grep -q LANDRUN-TUI-EXITED && break
 		lr_tmux send-keys -t "$name" "$key"
+		[ "$key" = "${@: -1}" ] || lr_wait_screen "$name" "again to exit" 3
 	done
-	st=$(lr_tui_status "$name" 20)
+	# (landrun ends what the TUI left, SIGKILL after a 10 s grace)
+	st=$(lr_tui_status "$name" 60)
 	if [ "$st" = 0 ]; then ok "$label: Ctrl+C quits it, exit 0"; else
 		not_ok "$label: Ctrl+C quits it, exit 0 (${st:-still running})" \
-			"$(lr_screen_text "$name")" "$(tail -n 20 "$W/$name.stderr")"
+			"$(lr_screen_text "$name")" "$(tail -n 20 "$W/$name.stderr")" \
+			"processes: $(ps -o pid,ppid,stat,etime,args -u "$(id -u)" | grep -v ' ps ' | tail -n 30)"
 	fi
 	if head -n 1 "$W/$name.stderr" | grep -qF "profile $label (the default for this command), project $P"; then
 		ok "$label: landrun chose the $label profile and the repository as the project"

@@ -323,14 +323,28 @@ lr_screen_text() { lr_screen "$1" | grep -v '^ *$'; }	# for a failure's detail
 
 # lr_wait_screen NAME TEXT SECONDS: until TEXT is on NAME's screen; fails
 # at once when the command has exited (and TEXT is not on the screen).
+# One capture a round, for both checks: with two, the command could exit
+# between them, and waiting for LANDRUN-TUI-EXITED itself would fail.
 lr_wait_screen() {
-	local i
+	local i screen
 	for i in $(seq 1 $(($3 * 4))); do
-		lr_screen "$1" | grep -qF -- "$2" && return 0
-		lr_screen "$1" | grep -q LANDRUN-TUI-EXITED && return 1
+		screen=$(lr_screen "$1")
+		grep -qF -- "$2" <<<"$screen" && return 0
+		grep -q LANDRUN-TUI-EXITED <<<"$screen" && return 1
 		sleep 0.25
 	done
 	return 1
+}
+
+# lr_type_text NAME TEXT: type TEXT (no Enter) into NAME's TUI and wait until
+# it is drawn (a TUI that was not reading input yet gets it once more after
+# 10 seconds); fails when it never appears (30 s).
+lr_type_text() {
+	lr_tmux send-keys -t "$1" -l "$2"
+	lr_wait_screen "$1" "$2" 10 && return 0
+	lr_screen "$1" | grep -q LANDRUN-TUI-EXITED && return 1
+	lr_tmux send-keys -t "$1" -l "$2"
+	lr_wait_screen "$1" "$2" 20
 }
 
 # The exit status of NAME's command, once it has exited (waits up to SECONDS).

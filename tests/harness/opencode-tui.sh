@@ -58,8 +58,8 @@ if lr_screen tui | grep -q "Fake model"; then ok "it shows the model of the read
 	not_ok "it shows the model of the read-only configuration" "$(lr_screen_text tui)"
 fi
 tmp=$(lr_tui_tmpdir tui)
-lr_tmux send-keys -t tui "hello from the landrun test"
-sleep 1
+lr_type_text tui "hello from the landrun test" ||
+	not_ok "the typed message is drawn in the prompt" "$(lr_screen_text tui)"
 lr_tmux send-keys -t tui Enter
 T2=$(date +%s.%N)
 if lr_wait_screen tui "All scripted steps are done." 90; then

@@ -2,6 +2,7 @@
 /* Policy files: ${VAR} expansion, FILE:LINE errors, includes, precedence. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,19 +531,164 @@ Test(config, project_defaults, .init = setup)
 	cr_expect_str_eq(p.profile, "base");
 	lr_policy_free(&p);
 
-	/* files named on the command line: no default at all; a profile: no default profile */
+	/* grants of the command line add to the profile; where the current
+	 * directory may not be a project, there is then none (no refusal) */
 	lr_policy_init(&p);
 	p.cli_grants = true;
-	cr_assert_eq(lr_project_defaults(&p, "ls", "/", NULL, &err), LR_OPT_RUN);
-	cr_expect_eq(p.n_grants, 0);
-	cr_expect_null(p.profile);
+	cr_assert_eq(lr_policy_add_grant(&p, dir, LR_ACCESS_RO, "--ro"), 0);
+	cr_assert_eq(lr_project_defaults(&p, "ls", "/", NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.profile, "base");
+	cr_expect_null(p.project);
+	cr_expect_eq(p.n_grants, 1);
+	cr_expect_eq(p.n_env, 1);
+	cr_expect_not_null(strstr(p.project_note, "no project: / "), "%s", p.project_note);
 	lr_policy_free(&p);
+	/* a profile or a file named: no default profile, the project still */
 	lr_policy_init(&p);
 	p.cli_files = true;
 	cr_assert_eq(lr_project_defaults(&p, "claude", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
 	cr_expect_null(p.profile);
 	cr_expect_eq(p.n_grants, 1);
 	cr_expect_eq(p.n_env, 0);
+	lr_policy_free(&p);
+	/* --no-project */
+	lr_policy_init(&p);
+	p.no_project = true;
+	cr_assert_eq(lr_project_defaults(&p, "ls", "/", NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.profile, "base");
+	cr_expect_null(p.project);
+	cr_expect_eq(p.n_grants, 0);
+	lr_policy_free(&p);
+}
+
+/* A command line that grants the system (/usr, /bin, /lib*, /), as the Go
+ * landrun's do, says everything: no profile, no project; anywhere else, a
+ * grant adds.  Policy files' grants of the system do not count. */
+Test(config, go_landrun_command_lines, .init = setup)
+{
+	static const char *const outright[] = {
+		"/usr", "/usr/", "/usr/bin", "/usr/bin/touch", "/bin", "/lib", "/lib64", "/", "//",
+		"/usr/local",
+	};
+	static const char *const adding[] = {
+		"/etc/hostname", "/proc", "/opt/x", "/usr/src/app", "/usr/local/src/x", "/usrx", "lib",
+	};
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	cr_assert_eq(mkdir("landrun", 0755), 0);
+	cr_assert_eq(mkdir("landrun/profiles", 0755), 0);
+	write_file("landrun/profiles/base.conf", "env = BASE\n");
+	for (size_t i = 0; i < sizeof(outright) / sizeof(*outright); i++) {
+		lr_policy_init(&p);
+		p.cli_grants = true;
+		cr_assert_eq(lr_policy_add_grant(&p, outright[i], LR_ACCESS_RO | LR_ACCESS_X, "--rox"),
+			     0);
+		cr_assert_eq(lr_project_defaults(&p, "ls", dir, NULL, &err), LR_OPT_RUN, "%s",
+			     err.msg);
+		cr_expect_not_null(p.outright, "--rox %s added the defaults", outright[i]);
+		cr_expect_null(p.profile, "--rox %s", outright[i]);
+		cr_expect_null(p.project, "--rox %s", outright[i]);
+		cr_expect_eq(p.n_grants, 1);
+		lr_policy_free(&p);
+	}
+	for (size_t i = 0; i < sizeof(adding) / sizeof(*adding); i++) {
+		lr_policy_init(&p);
+		p.cli_grants = true;
+		cr_assert_eq(lr_policy_add_grant(&p, adding[i], LR_ACCESS_RO, "--ro"), 0);
+		cr_assert_eq(lr_project_defaults(&p, "ls", dir, NULL, &err), LR_OPT_RUN, "%s",
+			     err.msg);
+		cr_expect_null(p.outright, "--ro %s took the defaults away", adding[i]);
+		cr_expect_str_eq(p.profile, "base");
+		cr_expect_str_eq(p.project, dir);
+		cr_expect_eq(p.n_grants, 2);
+		lr_policy_free(&p);
+	}
+	/* the same grant from a policy file adds */
+	write_file("sys.conf", "rox = /usr\n");
+	cr_assert_eq(parse(&p, &err, "--config", "sys.conf", "ls", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_assert_eq(lr_project_defaults(&p, "ls", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_null(p.outright);
+	cr_expect_str_eq(p.project, dir);
+	lr_policy_free(&p);
+	/* --unrestricted-filesystem: nothing added either */
+	cr_assert_eq(parse(&p, &err, "--unrestricted-filesystem", "ls", NULL, NULL, NULL), LR_OPT_RUN,
+		     "%s", err.msg);
+	cr_assert_eq(lr_project_defaults(&p, "ls", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_null(p.profile);
+	cr_expect_eq(p.n_grants, 0);
+	lr_policy_free(&p);
+	/* --profile none: no profile at all, the project still */
+	cr_assert_eq(parse(&p, &err, "--profile", "none", "ls", NULL, NULL), LR_OPT_RUN, "%s",
+		     err.msg);
+	cr_assert_eq(lr_project_defaults(&p, "ls", dir, NULL, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_null(p.profile);
+	cr_expect_eq(p.n_env, 0);
+	cr_expect_str_eq(p.project, dir);
+	lr_policy_free(&p);
+}
+
+/* The project is the top of the git work tree holding the current
+ * directory, unless that may not be a project (a HOME under git); a
+ * command-line grant holding the current directory says how it is granted. */
+Test(config, project_is_the_repository, .init = setup)
+{
+	char home[PATH_MAX], repo[PATH_MAX], sub[PATH_MAX], hsub[PATH_MAX], wt[PATH_MAX];
+	struct lr_opt_error err;
+	struct lr_policy p;
+
+	cr_assert_eq(mkdir("landrun", 0755), 0);
+	cr_assert_eq(mkdir("landrun/profiles", 0755), 0);
+	write_file("landrun/profiles/base.conf", "env = BASE\n");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(repo, sizeof(repo), "%s/home/repo", dir);
+	snprintf(sub, sizeof(sub), "%s/home/repo/packages/a", dir);
+	snprintf(hsub, sizeof(hsub), "%s/home/notes", dir);
+	snprintf(wt, sizeof(wt), "%s/home/wt", dir);
+	cr_assert_eq(system("mkdir -p home/.git home/notes home/repo/.git home/repo/packages/a "
+			    "home/wt && echo 'gitdir: /elsewhere' > home/wt/.git"),
+		     0);
+
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "ls", sub, home, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.project, repo);
+	cr_assert_eq(p.n_grants, 1);
+	cr_expect_str_eq(p.grants[0].path, repo);
+	cr_expect_str_eq(p.grants[0].origin, LR_PROJECT_ORIGIN_REPO);
+	cr_expect_not_null(strstr(p.project_note, "the git repository"), "%s", p.project_note);
+	lr_policy_free(&p);
+	/* a linked worktree's .git is a file */
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "ls", wt, home, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.project, wt);
+	lr_policy_free(&p);
+	/* the home under git is not a project: the current directory is */
+	lr_policy_init(&p);
+	cr_assert_eq(lr_project_defaults(&p, "ls", hsub, home, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_str_eq(p.project, hsub);
+	cr_expect_str_eq(p.grants[0].origin, LR_PROJECT_ORIGIN);
+	lr_policy_free(&p);
+	/* the home itself is still refused */
+	lr_policy_init(&p);
+	cr_expect_eq(lr_project_defaults(&p, "ls", home, home, &err), LR_OPT_ERROR);
+	cr_expect_not_null(strstr(err.msg, "--no-project"), "%s", err.msg);
+	lr_policy_free(&p);
+	/* --ro of the current directory: the project is not granted read-write */
+	lr_policy_init(&p);
+	p.cli_grants = true;
+	cr_assert_eq(lr_policy_add_grant(&p, sub, LR_ACCESS_RO, "--ro"), 0);
+	cr_assert_eq(lr_project_defaults(&p, "ls", sub, home, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_eq(p.n_grants, 1);
+	cr_expect_eq(p.grants[0].access, LR_ACCESS_RO);
+	cr_expect_not_null(strstr(p.project_note, "not granted"), "%s", p.project_note);
+	lr_policy_free(&p);
+	/* the control: --ro of another directory adds */
+	lr_policy_init(&p);
+	p.cli_grants = true;
+	cr_assert_eq(lr_policy_add_grant(&p, hsub, LR_ACCESS_RO, "--ro"), 0);
+	cr_assert_eq(lr_project_defaults(&p, "ls", sub, home, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_expect_eq(p.n_grants, 2);
 	lr_policy_free(&p);
 }
 
