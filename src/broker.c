@@ -621,7 +621,7 @@ static int open2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 	return fd < 0 ? -errno : fd;
 }
 
-#define WITHIN (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+#define WITHIN (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
 
 /*
  * A name the command gave, found: the directory that holds it, opened
@@ -653,7 +653,8 @@ static bool same_inode(int a, int b)
 /*
  * Resolve the parent of PATH from BASE as the kernel would for the command
  * (symlinks followed, no magic links), and find it beneath a brokered root
- * by a walk from the root that follows no symlink and leaves no mount.  0,
+ * by a walk from the root that follows no symlink (a mount beneath
+ * the root is in it, as for Landlock).  0,
  * or -errno: not the broker's (the call continues, for Landlock to decide).
  */
 static int locate(const struct lr_broker *b, int base, const char *path, struct place *p)
