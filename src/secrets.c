@@ -184,29 +184,40 @@ static const char *const not_credentials[] = {
 	"*[-_.]ca.pem", "ca[-_.]*.pem",
 };
 
-static bool glob_match(const char *glob, const char *s, size_t len, int flags)
+/* GLOB (lowercase) matches S (LEN bytes), in any case.  The walk asks this
+ * of every entry of every grant: a plain name and "*.ext" are compared, only
+ * the rest goes to fnmatch(3). */
+static bool glob_match(const char *glob, const char *s, size_t len)
 {
 	char name[NAME_MAX_LEN + 1];
+	size_t n;
 
 	if (len > NAME_MAX_LEN)
 		return false;
+	if (!strpbrk(glob, "*?["))
+		return strlen(glob) == len && strncasecmp(glob, s, len) == 0;
+	if (glob[0] == '*' && !strpbrk(glob + 1, "*?[")) {
+		n = strlen(glob + 1);
+		return len >= n && strncasecmp(glob + 1, s + len - n, n) == 0;
+	}
 	memcpy(name, s, len);
 	name[len] = '\0';
-	return fnmatch(glob, name, flags | FNM_CASEFOLD) == 0;
+	return fnmatch(glob, name, FNM_CASEFOLD) == 0;
 }
 
 /* The kind of credential file S (LEN bytes) is in PARENT, or NULL. */
 static const char *credential_kind(const char *parent, const char *s, size_t len)
 {
-	for (size_t i = 0; i < sizeof(not_credentials) / sizeof(*not_credentials); i++)
-		if (glob_match(not_credentials[i], s, len, 0))
-			return NULL;
 	for (size_t i = 0; i < sizeof(credentials) / sizeof(*credentials); i++) {
 		if (credentials[i].parent &&
 		    (!parent || strcasecmp(parent, credentials[i].parent) != 0))
 			continue;
-		if (glob_match(credentials[i].glob, s, len, 0))
-			return credentials[i].kind;
+		if (!glob_match(credentials[i].glob, s, len))
+			continue;
+		for (size_t j = 0; j < sizeof(not_credentials) / sizeof(*not_credentials); j++)
+			if (glob_match(not_credentials[j], s, len))
+				return NULL;
+		return credentials[i].kind;
 	}
 	return NULL;
 }

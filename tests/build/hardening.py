@@ -73,7 +73,8 @@ for i, line in enumerate(disasm):
         fn = m.group(1)
         continue
     m = re.search(r"\bsub\s+\$0x([0-9a-f]+),%rsp$", line)
-    if m and int(m.group(1), 16) >= 4096:
+    # a negative immediate (sub $-128: 0xffffffffffffff80) frees stack
+    if m and 4096 <= int(m.group(1), 16) < 1 << 63:
         nxt = disasm[i + 1] if i + 1 < len(disasm) else ""
         if re.search(r"\bor[q]?\s+\$0x0,\(%rsp\)", nxt):
             probed += 1
