@@ -20,7 +20,10 @@
  * SIGUSR2 and SIGWINCH to the command's process group, reaps every orphan
  * (as PID 1, or as a child subreaper), ends the whole tree on a timeout or
  * when its own parent dies, and, when the command has exited, ends whatever
- * it left behind: SIGTERM, a grace period, SIGKILL.  "The tree" is every
+ * it left behind: SIGTERM, a grace period, SIGKILL.  A forwarded SIGTERM (a
+ * stop: docker stop) starts the grace too: what is left of the tree when it
+ * is over is killed, so that the run ends, with its record, before the
+ * caller's own SIGKILL.  "The tree" is every
  * descendant, found in /proc by parent pid (orphans, daemons included, are
  * reparented to the supervisor) and signalled through a pidfd.
  *
