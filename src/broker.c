@@ -409,39 +409,8 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 	return 0;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char byte = 'l', control[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			      .msg_controllen = sizeof(control) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char byte, control[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			      .msg_controllen = sizeof(control) };
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	return fd;
-}
+static int send_with_fd(int sock, const void *buf, size_t len, int fd);
+static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd);
 
 int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 {
@@ -451,7 +420,7 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 	listener = lr_seccomp_load_notify(b->reads, err, errlen);
 	if (listener < 0)
 		return listener;
-	r = send_fd(b->sock, listener);
+	r = send_with_fd(b->sock, "l", 1, listener);
 	close(listener);
 	close(b->sock);
 	b->sock = -1;
@@ -1547,7 +1516,14 @@ static noreturn void broker_main(struct lr_broker *b, int sock)
 		dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
 		_exit(LR_EXIT_FAILURE);
 	}
-	b->listener = recv_fd(sock);
+	{
+		char byte;
+
+		if (recv_with_fd(sock, &byte, 1, &b->listener) < 0 && b->listener >= 0) {
+			close(b->listener);
+			b->listener = -1;
+		}
+	}
 	close(sock);
 	if (b->listener < 0)
 		_exit(0); /* the command's process gave up before */

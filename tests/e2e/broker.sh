@@ -24,7 +24,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start broker landrun lr-try -- "$@"
+e2e_start --grants-only broker landrun lr-try -- "$@"
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try
@@ -46,7 +46,7 @@ gone() { [ ! -e "$P/$1" ] && [ ! -L "$P/$1" ]; }
 
 ABI=$("$TRY" abi 2>/dev/null) || ABI=0
 mkdir -p "$P"
-BROKER=$("$LANDRUN" --explain=json --rw "$P" -- "$TRY" exit 0 2>/dev/null |
+BROKER=$("$LANDRUN" "${SYS[@]}" --explain=json --rwx "$P" -- "$TRY" exit 0 2>/dev/null |
 	grep -o '"id":"fs.broker","requested":true,"enforced":true' || true)
 needs_broker() {
 	[ -n "$BROKER" ] && return 0
