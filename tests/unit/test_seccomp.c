@@ -1118,6 +1118,7 @@ static void foreign_call(enum foreign how)
 	pthread_t t;
 	long r = 0;
 
+	signal(SIGSEGV, SIG_DFL); /* (ASan's handler would make it an exit) */
 	if (pthread_create(&t, NULL, linger, NULL) != 0)
 		_exit(43);
 	if (how == FOREIGN_I386) /* i386 getpid (20) through int 0x80 */
