@@ -1118,6 +1118,7 @@ static void foreign_call(enum foreign how)
 	pthread_t t;
 	long r = 0;
 
+	signal(SIGSEGV, SIG_DFL); /* (ASan's handler would make it an exit) */
 	if (pthread_create(&t, NULL, linger, NULL) != 0)
 		_exit(43);
 	if (how == FOREIGN_I386) /* i386 getpid (20) through int 0x80 */
@@ -1203,7 +1204,7 @@ Test(seccomp_prebuilt, equals_a_fresh_build)
 
 			if (k.unrestricted_net && (k.connect_tcp || k.bind_tcp || k.unix_path))
 				continue; /* the CLI refuses these */
-			if (k.sysv && abi != 0 && abi != 7 && abi != 11)
+			if (k.sysv && abi != 7)
 				continue; /* the ABI does not change what that bit does */
 			plan_for(&k, &plan);
 			ctx = build(&k);
