@@ -26,8 +26,13 @@
 
 set -u
 BIN=${1:-/tests/bin}
-LR=$BIN/landrun TRY=$BIN/lr-try NET=$BIN/lr-net KG=$BIN/lr-kguest
+TRY=$BIN/lr-try NET=$BIN/lr-net KG=$BIN/lr-kguest
 W=$(mktemp -d /tmp/lrk.XXXXXX) || exit 1
+# the contract of exactly the grants given: no profile (the guest has none
+# installed), no project added; a wrapper that the guest's other user can run too
+LR=$(mktemp -d /tmp/lrk-bin.XXXXXX)/landrun || exit 1
+printf '#!/bin/sh\nexec %s --profile none --no-project "$@"\n' "$BIN/landrun" >"$LR" &&
+	chmod 755 "${LR%/landrun}" "$LR" || exit 1
 F=$W/f
 UID_NOW=$(id -u)
 set -- $("$KG" abi)
@@ -220,6 +225,15 @@ attack_fs_broker() { # a harness's settings made at the project's root, which ho
 	control "a new file at the root" lr "$TRY" create "$F/proj/new" &&
 	{ lr "$TRY" mkdir "$F/proj/.claude"; verdict 13; }
 	rm -rf "$F/proj/new" "$F/proj/.claude"
+}
+attack_proc_others() { # another process's limits (init's, PID 1)
+	control "prlimit of PID 1 outside" plain "$KG" prlimit-other 1 &&
+	control "the same process runs inside" lr "$KG" prlimit-other 0 &&
+	{ lr "$KG" prlimit-other 1; verdict 1; }
+}
+attack_ipc_sysv() { # a SysV shared memory segment
+	control "shmget outside" plain "$KG" shmget &&
+	{ lr "$KG" shmget; verdict 1; }
 }
 attack_net_sockets() { # each kind that works outside must be refused inside
 	local op tried=

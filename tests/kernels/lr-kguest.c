@@ -17,6 +17,8 @@
  *                             child tries (a user namespace first without
  *                             CAP_SYS_ADMIN, then the network namespace, lo
  *                             up): prints "ok" or the errno's name
+ *   prlimit-other PID         read PID's open-file limit (prlimit64): the errno
+ *   shmget                    make (and remove) a SysV shared memory segment: the errno
  *   proxy-connect HOST:PORT   CONNECT through $HTTPS_PROXY: exit 0 if it
  *                             answered 200, 43 for 403, 52 for 502, 1 for
  *                             another answer, the errno if it is unreachable
@@ -43,6 +45,7 @@
 #include <sched.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -57,7 +60,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: lr-kguest abi | runas UID GID CMD... | serve KIND ADDR LOG |\n"
 			"       serve signal LOG | ioctl-dev PATH | unix-selftest PATH |\n"
-			"       netns-probe | proxy-connect HOST:PORT\n");
+			"       netns-probe | proxy-connect HOST:PORT | prlimit-other PID | shmget\n");
 	exit(USAGE_ERROR);
 }
 
@@ -366,6 +369,26 @@ static int op_proxy_connect(const char *target)
 	return 1;
 }
 
+/* proc.others: read the open-file limit of PID (another process's), by
+ * prlimit64; the errno, 0 if it worked. */
+static int op_prlimit_other(const char *pid)
+{
+	struct { unsigned long long cur, max; } old;
+
+	return syscall(SYS_prlimit64, atoi(pid), 7 /* RLIMIT_NOFILE */, NULL, &old) < 0 ? errno : 0;
+}
+
+/* ipc.sysv: make a SysV shared memory segment (removed at once); the errno. */
+static int op_shmget(void)
+{
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+
+	if (id < 0)
+		return errno;
+	shmctl(id, IPC_RMID, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -385,6 +408,10 @@ int main(int argc, char **argv)
 		return op_netns_probe();
 	if (!strcmp(op, "proxy-connect") && argc == 3)
 		return op_proxy_connect(argv[2]);
+	if (!strcmp(op, "prlimit-other") && argc == 3)
+		return op_prlimit_other(argv[2]);
+	if (!strcmp(op, "shmget") && argc == 2)
+		return op_shmget();
 	usage();
 	return USAGE_ERROR;
 }
