@@ -226,10 +226,10 @@ attack_fs_broker() { # a harness's settings made at the project's root, which ho
 	{ lr "$TRY" mkdir "$F/proj/.claude"; verdict 13; }
 	rm -rf "$F/proj/new" "$F/proj/.claude"
 }
-attack_proc_others() { # another process's limits (init's, PID 1)
-	control "prlimit of PID 1 outside" plain "$KG" prlimit-other 1 &&
-	control "the same process runs inside" lr "$KG" prlimit-other 0 &&
-	{ lr "$KG" prlimit-other 1; verdict 1; }
+attack_proc_others() { # another process's limits: this script's, the same user's
+	control "prlimit of another process outside" plain "$KG" prlimit-other $$ &&
+	control "its own, inside" lr "$KG" prlimit-other 0 &&
+	{ lr "$KG" prlimit-other $$; verdict 1; }
 }
 attack_ipc_sysv() { # a SysV shared memory segment
 	control "shmget outside" plain "$KG" shmget &&
