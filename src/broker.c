@@ -42,11 +42,6 @@
 		     LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REMOVE_DIR |         \
 		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_REFER)
 
-uint64_t lr_broker_rights(void)
-{
-	return NAME_RIGHTS;
-}
-
 /* ---------------------------------------------------------------- the plan */
 
 static bool brokered_rule(const struct lr_fs_rule *r)
@@ -175,26 +170,6 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 			r->rights |= lr_plan_fs_rights(plan, r->grant->access, true) & exposed;
 	}
 	return 0;
-}
-
-void lr_broker_free(struct lr_broker *b)
-{
-	for (size_t i = 0; i < b->n_roots; i++) {
-		if (b->roots[i].fd >= 0)
-			close(b->roots[i].fd);
-		free(b->roots[i].path);
-	}
-	free(b->roots);
-	lr_landlock_rules_free(&b->outer);
-	free(b->inodes);
-	lr_strlist_free(&b->allowed_protected);
-	lr_strlist_free(&b->allowed_secret);
-	if (b->sock >= 0)
-		close(b->sock);
-	if (b->ruleset >= 0)
-		close(b->ruleset);
-	memset(b, 0, sizeof(*b));
-	b->sock = b->listener = b->ruleset = b->opener = -1;
 }
 
 /* ---------------------------------------------------------------- judging */

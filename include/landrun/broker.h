@@ -122,9 +122,6 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 		       struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
 		       size_t errlen);
 
-/* The rights the broker takes from the command's rules. */
-uint64_t lr_broker_rights(void);
-
 /*
  * The command's process, with no_new_privs set and its user switched:
  * enter the outer domain (PLAN's handled rights, B->outer, /proc to read)
@@ -147,8 +144,6 @@ int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen);
  * ERR (the command must not run: calls the filter sends would fail).
  */
 int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen);
-
-void lr_broker_free(struct lr_broker *b);
 
 /*
  * The verdict on PATH (canonical but for its last component, which is as
