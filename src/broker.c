@@ -223,19 +223,13 @@ static const char *secret_kind(const struct lr_broker *b, const char *path, cons
 	return kind;
 }
 
-static enum lr_broker_verdict secret_named(const struct lr_broker *b, const char *path,
-					   const char *name_at, const char *name)
-{
-	return secret_kind(b, path, name_at, name) ? LR_BROKER_SECRET : LR_BROKER_OK;
-}
-
 enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
 				       const char *path, const char **why)
 {
 	enum lr_broker_verdict v = LR_BROKER_OK;
 	size_t n = strlen(root);
 	char prefix[PATH_MAX];
-	const char *p, *runner;
+	const char *p, *runner, *kind;
 
 	*why = NULL;
 	if (!lr_path_beneath(path, root) || strlen(path) >= sizeof(prefix)) {
@@ -268,9 +262,9 @@ enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *ro
 		runner = lr_protected_name(component);
 		if (runner && !allowed(&b->allowed_protected, prefix))
 			v = stricter(v, *why, LR_BROKER_PROTECTED, runner, why);
-		if (!*end && !allowed(&b->allowed_secret, prefix))
-			v = stricter(v, *why, secret_named(b, path, name, component),
-				     secret_kind(b, path, name, component), why);
+		if (!*end && !allowed(&b->allowed_secret, prefix) &&
+		    (kind = secret_kind(b, path, name, component)))
+			v = stricter(v, *why, LR_BROKER_SECRET, kind, why);
 	}
 	return v;
 }
