@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,7 +137,7 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 		       size_t errlen)
 {
 	const uint64_t exposed = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE |
-				 LANDLOCK_ACCESS_FS_READ_DIR;
+				 LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 
 	b->holes = holes;
 	b->ruleset = -1;
@@ -1360,6 +1361,94 @@ static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
 	return a;
 }
 
+/* The command's socket SOCKFD, as a descriptor of the broker's, or -errno. */
+static int socket_of(const struct call *c, int sockfd)
+{
+	pid_t tgid = tgid_of((pid_t)c->req->pid);
+	int pidfd, fd;
+
+	if (tgid <= 0)
+		return -ESRCH;
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	fd = fd < 0 ? -errno : fd;
+	close(pidfd);
+	/* the thread id may have gone to another process in between */
+	if (fd >= 0 && !still_valid(c)) {
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
+
+/*
+ * bind(2) of a UNIX socket to a path beneath a brokered root makes a name
+ * there (Landlock's MAKE_SOCK, which the command has not): the broker binds
+ * the command's own socket itself, from the directory it found.  Any other
+ * address (IP, abstract, unnamed) continues, for Landlock and the filter.
+ */
+static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t len)
+{
+	struct sockaddr_un sun;
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct place p;
+	struct answer a;
+	int base, sock, r, back;
+
+	if (len <= off || len > sizeof(sun))
+		return cont();
+	memset(&sun, 0, sizeof(sun));
+	if (read_bytes(c, addr, &sun, (size_t)len) < 0)
+		return cont(); /* the kernel answers EFAULT */
+	if (sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+		return cont();
+	/* as the kernel reads it: up to LEN, or the first NUL */
+	if (len == sizeof(sun) && memchr(sun.sun_path, '\0', sizeof(sun.sun_path)) == NULL)
+		return cont(); /* no room for the NUL the kernel adds: its EINVAL */
+	if ((base = base_of(c, AT_FDCWD, sun.sun_path)) < 0)
+		return cont();
+	if (!still_valid(c)) {
+		close(base);
+		return cont();
+	}
+	r = locate(c->b, base, sun.sun_path, &p);
+	close(base);
+	if (r < 0)
+		return cont(); /* not beneath a root: Landlock's */
+	if (!may_make(c, &p, "binding a socket to", &a)) {
+		place_close(&p);
+		return a;
+	}
+	if ((sock = socket_of(c, sockfd)) < 0) {
+		place_close(&p);
+		return fail(sock == -ESRCH ? ESRCH : EBADF);
+	}
+	/* the name is made in P's directory: bind from there, by its last
+	 * component (which fits, being part of the command's address) */
+	memset(sun.sun_path, 0, sizeof(sun.sun_path));
+	memcpy(sun.sun_path, p.name, strlen(p.name));
+	back = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (back < 0 || fchdir(p.dir) < 0) {
+		a = fail(EACCES);
+	} else {
+		mode_t old = umask(umask_of(c));
+
+		r = bind(sock, (struct sockaddr *)&sun,
+			 (socklen_t)(off + strlen(p.name) + 1));
+		a = result(r < 0 ? -errno : 0);
+		umask(old);
+	}
+	if (back >= 0 && fchdir(back) < 0)
+		_exit(LR_EXIT_FAILURE); /* never serve from a directory left behind */
+	if (back >= 0)
+		close(back);
+	close(sock);
+	place_close(&p);
+	return a;
+}
+
 static struct answer do_openat2(struct call *c, int dirfd, uint64_t path, uint64_t howaddr,
 				uint64_t size)
 {
@@ -1418,6 +1507,8 @@ static struct answer serve(struct call *c)
 		return do_symlink(c, a[0], (int)a[1], a[2]);
 	case SYS_truncate:
 		return do_truncate(c, a[0], a[1]);
+	case SYS_bind:
+		return do_bind(c, (int)a[0], a[1], a[2]);
 	}
 	return cont();
 }

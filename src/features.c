@@ -220,6 +220,24 @@ static bool probe_seccomp_notify(bool filtered)
 	return !listener_above(filtered);
 }
 
+/* Yama's ptrace_scope, -1 without Yama; one that cannot be read counts as
+ * the relational 1 (the broker is not used on a guess). */
+static int probe_ptrace_scope(void)
+{
+	char buf[16] = { 0 };
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int scope;
+
+	if (fd < 0)
+		return errno == ENOENT ? -1 : 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || sscanf(buf, "%d", &scope) != 1 || scope < 0)
+		return 1;
+	return scope;
+}
+
 void lr_features_probe(struct lr_features *f)
 {
 	uid_t r, e, s;
@@ -238,6 +256,7 @@ void lr_features_probe(struct lr_features *f)
 	/* the broker's filter is loaded by seccomp(2), with its flags */
 	f->seccomp_notify = f->seccomp_filter && !f->seccomp_by_prctl &&
 			    probe_seccomp_notify(f->caller_filtered);
+	f->ptrace_scope = probe_ptrace_scope();
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;
 	f->landlock_errata = 0;

@@ -55,7 +55,8 @@ static const struct {
 		"inside writable grants, names are made, removed and renamed by landrun's broker: "
 		"the protected and secret names are refused whether or not they existed at start, "
 		"and the directories carved around what is kept out stay writable",
-		"seccomp user notification with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14+), and Landlock" } },
+		"seccomp user notification with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14+), Landlock, "
+		"and no Yama ptrace restriction (kernel.yama.ptrace_scope 0)" } },
 	[LR_PROT_NET_SOCKETS] = { { "net.sockets",
 		"sockets are limited to AF_UNIX (and TCP with --connect-tcp/--bind-tcp): no raw, "
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
@@ -268,7 +269,8 @@ static void plan_broker(const struct lr_policy *policy, const struct lr_features
 		writable |= (g->access & LR_ACCESS_RW) && !(g->access & LR_ACCESS_UNIX) &&
 			    !lr_policy_grant_private(g);
 	}
-	plan->broker = writable && features->seccomp_notify && plan->handled_fs;
+	plan->broker = writable && features->seccomp_notify && plan->handled_fs &&
+		       features->ptrace_scope <= 0;
 	set_row(plan, LR_PROT_FS_BROKER, writable,
 		plan->broker ? LR_LAYER_BROKER : LR_LAYER_NONE);
 }
@@ -285,6 +287,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	plan->landlock_errno = features->landlock_errno;
 	plan->landlock_errata = features->landlock_errata;
 	plan->caller_filtered = features->caller_filtered;
+	plan->ptrace_scope = features->ptrace_scope;
 	plan->seccomp_errno = features->seccomp_errno;
 	plan->seccomp_by_prctl = features->seccomp_by_prctl;
 	fs_known = lr_landlock_fs_rights(plan->abi);
@@ -409,6 +412,13 @@ const char *lr_plan_lost_why(const struct lr_plan *plan, enum lr_prot prot, char
 	char cause[160];
 	size_t n;
 
+	if (prot == LR_PROT_FS_BROKER && plan->ptrace_scope > 0 && lr_plan_is_lost(plan, prot)) {
+		/* the broker reads each call's path from the caller's memory */
+		snprintf(buf, len, "%s; here kernel.yama.ptrace_scope is %d: only a process's "
+				   "ancestors may read its memory, and the broker is not the "
+				   "command's", needs, plan->ptrace_scope);
+		return buf;
+	}
 	if (!plan->caller_filtered || !lr_plan_is_lost(plan, prot))
 		return needs;
 	if (plan->abi_kernel == 0 && strncmp(needs, "Landlock", 8) == 0 &&

@@ -408,7 +408,7 @@ static void deny_subprocess(struct filter *f)
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
 	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER }, ALWAYS(EPERM, "process_vm_readv"),
-	ALWAYS(EPERM, "process_vm_writev"), ALWAYS(EPERM, "pidfd_getfd"),
+	ALWAYS(EPERM, "process_vm_writev"), { "pidfd_getfd", 0, EPERM, LR_SECCOMP_NOT_BROKER },
 	/* another process's memory and resources, by pidfd or pid (and the
 	 * pid-0 forms of the calls in deny_other_processes) */
 	ALWAYS(EPERM, "process_madvise"), ALWAYS(EPERM, "process_mrelease"),
@@ -487,6 +487,8 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_terminal;
 	case LR_SECCOMP_NOT_TRACER:
 		return !plan->tracer;
+	case LR_SECCOMP_NOT_BROKER:
+		return !plan->broker_self;
 	case LR_SECCOMP_NO_SYSV_IPC:
 		return plan->deny_sysv_ipc;
 	}
@@ -563,6 +565,7 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
 static const char *const brokered[] = {
 	"creat", "mkdir", "mkdirat", "mknod", "mknodat", "unlink", "unlinkat", "rmdir", "rename",
 	"renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate", "openat2",
+	"bind",
 };
 
 static scmp_filter_ctx build_notify(bool reads, char *err, size_t errlen)
@@ -623,6 +626,7 @@ scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen)
 	plan.net.restricted = true;
 	plan.deny_subprocess = true;
 	plan.deny_exec = true;
+	plan.broker_self = true;
 	return lr_seccomp_build(&plan, err, errlen);
 }
 

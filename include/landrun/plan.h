@@ -80,6 +80,7 @@ struct lr_plan {
 	int landlock_errno;
 	uint32_t landlock_errata;
 	bool caller_filtered;	/* landrun runs under its caller's seccomp filter */
+	int ptrace_scope;	/* kernel.yama.ptrace_scope (features.h) */
 	int seccomp_errno;	/* why seccomp(2) failed (features.h), 0 if it did not */
 	bool seccomp_by_prctl;	/* the filter is loaded by prctl: the caller's refuses seccomp(2) */
 	struct lr_plan_row rows[LR_PROT_COUNT];
@@ -112,6 +113,8 @@ struct lr_plan {
 	bool deny_changes;	/* landrun's tracer or egress helper: no file changed,
 				 * nothing executed */
 	bool deny_exec;		/* landrun's own processes: no program executed */
+	bool broker_self;	/* the filter of landrun's broker itself: it may take
+				 * the command's socket (pidfd_getfd) to bind it */
 	bool broker;		/* the broker serves the writable grants (broker.h) */
 
 	/* Who the command runs as. */

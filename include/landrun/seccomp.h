@@ -38,6 +38,7 @@ enum lr_seccomp_when {
 	LR_SECCOMP_ROOT_METADATA,	/* the command runs as uid 0 */
 	LR_SECCOMP_TERMINAL,		/* a terminal is within reach */
 	LR_SECCOMP_NOT_TRACER,		/* but in landrun's tracer (plan->tracer) */
+	LR_SECCOMP_NOT_BROKER,		/* but in landrun's broker (plan->broker_self) */
 	LR_SECCOMP_NO_SYSV_IPC,		/* unless --allow-sysv-ipc */
 };
 

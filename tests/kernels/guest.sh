@@ -468,6 +468,15 @@ if ge 9; then
 	check "unix: connect to a socket inside --rw works (ABI 9+)" [ "$RC" = 0 ]
 	lr "$KG" unix-selftest "$F/rw/self.sock"
 	check "unix: bind, listen, connect inside --rw works (ABI 9+)" [ "$RC" = 0 ]
+	# the broker binds the command's socket, beneath a root that holds a
+	# secret too (every open brokered); a protected name stays refused
+	rm -f "$F/proj/self.sock" "$F/proj/.git/self.sock"
+	lr "$KG" unix-selftest "$F/proj/self.sock"
+	check "unix: bind, listen, connect at a root with .env and .git works (ABI 9+)" [ "$RC" = 0 ]
+	lr "$KG" unix-selftest "$F/proj/.git/self.sock"
+	check "unix: a socket bound in .git is refused (ABI 9+)" \
+		eval '[ "$RC" = 13 ] && [ ! -e "$F/proj/.git/self.sock" ]'
+	rm -f "$F/proj/self.sock"
 	policy tcp
 	lr "$KG" unix-selftest "$F/rw/self2.sock"
 	check "unix: a UNIX server inside --rw works with --connect-tcp too (ABI 9+)" [ "$RC" = 0 ]
@@ -476,6 +485,32 @@ if ge 9; then
 	check "unix: connect through rw/../ to a socket outside denied" [ "$RC" = 13 ]
 else
 	check "unix: socket(AF_UNIX) denied by seccomp below ABI 9" [ "$RC" = 97 ]
+fi
+
+# ---------------------------------------------------------------- Yama's ptrace_scope
+# From kernel.yama.ptrace_scope 1 (Ubuntu's, Arch's) only a process's ancestors read
+# its memory, and the broker is none of the command's: it could not read a call's
+# path.  fs.broker is lost then, and says why; the carving keeps what it kept.
+YAMA=/proc/sys/kernel/yama/ptrace_scope
+if [ "$UID_NOW" = 0 ] && [ -w "$YAMA" ] && [ "$(cat "$YAMA")" = 0 ] && ge 1; then
+	echo 1 >"$YAMA"
+	policy default
+	explain yama
+	check "yama: ptrace_scope 1: plan: fs.broker lost" [ "$(layer_of yama fs.broker)" = lost ]
+	lr_mode error "$TRY" exit 0
+	check "yama: ptrace_scope 1: error refuses (125), naming ptrace_scope" \
+		eval '[ "$RC" = 125 ] && grep -q "ptrace_scope is 1" "$W/err"'
+	lr "$TRY" write "$F/proj/src/a"
+	check "yama: ptrace_scope 1: a granted write beside .env and .git works" [ "$RC" = 0 ]
+	rm -rf "$F/proj/.claude"
+	lr "$TRY" mkdir "$F/proj/.claude"
+	check "yama: ptrace_scope 1: a harness's settings at the root stay denied" \
+		eval '[ "$RC" = 13 ] && [ ! -e "$F/proj/.claude" ]'
+	lr "$TRY" read "$F/proj/.env"
+	check "yama: ptrace_scope 1: .env stays unreadable" [ "$RC" = 13 ]
+	echo 0 >"$YAMA"
+else
+	echo "# yama: skipped: no Yama here (kernel.yama.ptrace_scope), or not root, or not 0"
 fi
 
 # ---------------------------------------------------------------- egress (--allow-domain)

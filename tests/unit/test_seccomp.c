@@ -865,6 +865,7 @@ static struct run_case run_cases[] = {
 	{ "get_robust_list self", DEFAULT7, OP_RAW, SYS_get_robust_list, 0, 0, EFAULT },
 	{ "get_robust_list parent", DEFAULT7, OP_RAW, SYS_get_robust_list, PARENT, 0, EPERM },
 	{ "kcmp", DEFAULT7, OP_RAW, SYS_kcmp, 0, 0, EPERM },
+	{ "pidfd_getfd", DEFAULT7, OP_RAW, SYS_pidfd_getfd, (uint64_t)-1, 0, EPERM },
 	{ "process_madvise", DEFAULT7, OP_RAW, SYS_process_madvise, (uint64_t)-1, 0, EPERM },
 	/* SysV IPC: denied, unless --allow-sysv-ipc (a key that names nothing) */
 	{ "shmget", DEFAULT7, OP_RAW, SYS_shmget, NO_KEY, 0, EPERM },
@@ -1554,6 +1555,7 @@ Test(seccomp_trace, tracer_filter)
 		{ "fork", { 0 }, SECCOMP_RET_ERRNO | EPERM },
 		{ "socket", { AF_INET, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
 		{ "process_vm_readv", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ "pidfd_getfd", { 0 }, SECCOMP_RET_ERRNO | EPERM },
 	};
 	const struct sock_fprog *prog = lr_seccomp_prebuilt_tracer();
 
@@ -1601,6 +1603,12 @@ Test(seccomp_broker, filters)
 		{ 2, "socket", { AF_UNIX, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
 		{ 2, "mkdirat", { 0 }, SECCOMP_RET_ALLOW },
 		{ 2, "openat2", { 0 }, SECCOMP_RET_ALLOW },
+		/* a UNIX socket bound beneath a root: the broker binds the
+		 * command's own socket, which it takes by pidfd */
+		{ 0, "bind", { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF },
+		{ 1, "bind", { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF },
+		{ 2, "pidfd_getfd", { 0 }, SECCOMP_RET_ALLOW },
+		{ 2, "bind", { 0 }, SECCOMP_RET_ALLOW },
 	};
 	const struct sock_fprog *progs[] = { lr_seccomp_prebuilt_notify(true),
 					     lr_seccomp_prebuilt_notify(false),
