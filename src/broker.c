@@ -141,6 +141,7 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 
 	b->holes = holes;
 	b->ruleset = -1;
+	b->metadata = plan->broker_metadata;
 	for (size_t i = 0; i < holes->n; i++) {
 		struct lr_hole *h = &holes->v[i];
 		struct lr_broker_inode *in;
@@ -387,7 +388,7 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 	int listener, r;
 	long answer;
 
-	listener = lr_seccomp_load_notify(b->reads, err, errlen);
+	listener = lr_seccomp_load_notify(b->reads, b->metadata, err, errlen);
 	if (listener < 0)
 		return listener;
 	r = send_with_fd(b->sock, "l", 1, listener);
@@ -1361,7 +1362,141 @@ static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
 	return a;
 }
 
-/* The command's socket SOCKFD, as a descriptor of the broker's, or -errno. */
+/* ---------------------------------------------------------------- uid 0's chmod and chown */
+
+/*
+ * uid 0 owns the system's files, and Landlock checks no mode or owner: the
+ * command's filter denies chmod and chown to it, but where the broker runs
+ * they come here, and it makes them on what the call names if that lies
+ * beneath one of its roots (not a protected or secret path, and no setuid
+ * bit, nor setgid on a file); elsewhere EPERM, as the filter answers.  It
+ * has the command's credentials, and no capability either.
+ */
+
+/* FD's inode is the one at its path beneath a root, reached with no
+ * symlink: 0 with REAL and ST, or -errno. */
+static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
+			struct stat *st)
+{
+	const struct lr_broker_root *root;
+	const char *rel;
+	size_t n;
+	int again, r;
+
+	if ((r = fd_path(fd, real, size)) < 0)
+		return r;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (!(root = root_of(b, real)))
+		return -EXDEV;
+	n = strcmp(root->path, "/") ? strlen(root->path) : 0;
+	rel = real[n] == '/' ? real + n + 1 : real + n;
+	again = *rel ? open2(root->fd, rel, O_PATH | O_NOFOLLOW, WITHIN | RESOLVE_NO_SYMLINKS)
+		     : fcntl(root->fd, F_DUPFD_CLOEXEC, 3);
+	if (again < 0)
+		return -EXDEV;
+	r = same_inode(fd, again) ? 0 : -EXDEV;
+	close(again);
+	return r;
+}
+
+static int socket_of(const struct call *c, int sockfd);
+
+/* What a chmod or chown names, as the command resolves it (from DIRFD, its
+ * symlinks followed but with NOFOLLOW; AT_EMPTY_PATH: DIRFD itself): an
+ * O_PATH descriptor of the broker's, or -errno (EFAULT: the path cannot be
+ * read). */
+static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bool empty)
+{
+	char path[PATH_MAX];
+	int base, fd, r;
+
+	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
+		return r;
+	if (!path[0] && empty)
+		return dirfd == AT_FDCWD ? proc_open((pid_t)c->req->pid, "cwd", O_PATH)
+					 : socket_of(c, dirfd);
+	if (!path[0])
+		return -ENOENT;
+	if ((base = base_of(c, dirfd, path)) < 0)
+		return base;
+	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
+	close(base);
+	return fd;
+}
+
+enum change_kind { CHANGE_MODE, CHANGE_OWNER };
+
+/* Make the change on FD (the broker's): VALUE is the mode, or the owner
+ * and group (A, B).  BYFD: as fchmod and fchown do, on FD's own open file. */
+static struct answer change(struct call *c, int fd, enum change_kind kind, uint64_t a,
+			    uint64_t b, bool byfd)
+{
+	char real[PATH_MAX], self[64];
+	enum lr_broker_verdict v;
+	const char *why;
+	struct stat st;
+	mode_t mode = (mode_t)a & 07777;
+	int r;
+
+	if (beneath_root(c->b, fd, real, sizeof(real), &st) < 0 || !still_valid(c))
+		return fail(EPERM); /* the command's filter's answer, outside the grants */
+	v = judge_found(c->b, real, &st, &why);
+	if (v != LR_BROKER_OK)
+		return refuse(c, kind == CHANGE_MODE ? "changing the mode of"
+						     : "changing the owner of", real, v, why);
+	if (kind == CHANGE_MODE && ((mode & S_ISUID) || ((mode & S_ISGID) && !S_ISDIR(st.st_mode))))
+		return fail(EPERM); /* nothing made setuid, as anywhere */
+	if (kind == CHANGE_OWNER)
+		r = byfd ? fchown(fd, (uid_t)a, (gid_t)b)
+			 : fchownat(fd, "", (uid_t)a, (gid_t)b, AT_EMPTY_PATH);
+	else if (byfd)
+		r = fchmod(fd, mode);
+	else if (S_ISLNK(st.st_mode))
+		return fail(EOPNOTSUPP); /* a symlink's own mode, as the kernel answers */
+	else {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		r = fchmodat(AT_FDCWD, self, mode, 0);
+	}
+	return result(r < 0 ? -errno : 0);
+}
+
+/* chmod, fchmodat, fchmodat2, chown, lchown, fchownat: FLAGS as the *at
+ * forms take them. */
+static struct answer do_change_at(struct call *c, int dirfd, uint64_t addr, enum change_kind kind,
+				  uint64_t a, uint64_t b, uint64_t flags)
+{
+	struct answer ans;
+	int fd;
+
+	if (flags & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return fail(EINVAL);
+	fd = target_of(c, dirfd, addr, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH);
+	if (fd == -EFAULT || fd == -ENOENT || fd == -ENOTDIR || fd == -ENAMETOOLONG)
+		return fail(-fd);
+	if (fd < 0)
+		return fail(EPERM);
+	ans = change(c, fd, kind, a, b, false);
+	close(fd);
+	return ans;
+}
+
+/* fchmod, fchown: on the command's descriptor FD itself. */
+static struct answer do_change_fd(struct call *c, int cfd, enum change_kind kind, uint64_t a,
+				  uint64_t b)
+{
+	struct answer ans;
+	int fd = socket_of(c, cfd);
+
+	if (fd < 0)
+		return fail(fd == -EBADF ? EBADF : EPERM);
+	ans = change(c, fd, kind, a, b, true);
+	close(fd);
+	return ans;
+}
+
+/* The command's descriptor SOCKFD (a socket to bind, a file to chmod), as a
+ * descriptor of the broker's, or -errno. */
 static int socket_of(const struct call *c, int sockfd)
 {
 	pid_t tgid = tgid_of((pid_t)c->req->pid);
@@ -1509,6 +1644,29 @@ static struct answer serve(struct call *c)
 		return do_truncate(c, a[0], a[1]);
 	case SYS_bind:
 		return do_bind(c, (int)a[0], a[1], a[2]);
+	}
+	if (!c->b->metadata)
+		return cont();
+	switch (d->nr) {
+#ifdef SYS_chmod
+	case SYS_chmod:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_MODE, a[1], 0, 0);
+	case SYS_chown:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2], 0);
+	case SYS_lchown:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2],
+				    AT_SYMLINK_NOFOLLOW);
+#endif
+	case SYS_fchmodat:
+		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, 0);
+	case 452: /* fchmodat2 */
+		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, a[3]);
+	case SYS_fchownat:
+		return do_change_at(c, (int)a[0], a[1], CHANGE_OWNER, a[2], a[3], a[4]);
+	case SYS_fchmod:
+		return do_change_fd(c, (int)a[0], CHANGE_MODE, a[1], 0);
+	case SYS_fchown:
+		return do_change_fd(c, (int)a[0], CHANGE_OWNER, a[1], a[2]);
 	}
 	return cont();
 }

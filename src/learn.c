@@ -701,6 +701,7 @@ static int advise_call(const struct lr_denial *d, const struct lr_learn_context 
 	case LR_SECCOMP_NO_LISTEN:
 		return note(a, format("net.tcp: listen needs --bind-tcp PORT"));
 	case LR_SECCOMP_ROOT_METADATA:
+	case LR_SECCOMP_ROOT_BROKERED:
 		return note(a, strdup(root));
 	case LR_SECCOMP_TERMINAL:
 		return note(a, strdup(tty));

@@ -563,6 +563,7 @@ static void broker_served(struct lr_plan *plan, const struct lr_broker *broker)
 {
 	if (plan->broker && !broker->n_roots) {
 		plan->broker = false;
+		plan->broker_metadata = false; /* uid 0's chmod: the filter's again */
 		plan->rows[LR_PROT_FS_BROKER].requested = false;
 	}
 }

@@ -320,6 +320,7 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 		root = features->uid0;
 	}
 	plan->deny_root_metadata = root;
+	plan->broker_metadata = root && plan->broker;
 	set_row(plan, LR_PROT_ROOT_METADATA, root,
 		features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE);
 	set_row(plan, LR_PROT_ENV, true, LR_LAYER_LAUNCHER);

@@ -58,6 +58,8 @@ static int emit_others(FILE *out)
 		{ "lr_bpf_tracer", lr_seccomp_build_tracer },
 		{ "lr_bpf_notify_reads", lr_seccomp_build_notify_reads },
 		{ "lr_bpf_notify_writes", lr_seccomp_build_notify_writes },
+		{ "lr_bpf_notify_reads_root", lr_seccomp_build_notify_reads_root },
+		{ "lr_bpf_notify_writes_root", lr_seccomp_build_notify_writes_root },
 		{ "lr_bpf_broker", lr_seccomp_build_broker },
 	};
 	char err[512];

@@ -61,8 +61,10 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
-const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads)
+const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads, bool metadata)
 {
+	if (metadata)
+		return reads ? &lr_bpf_notify_reads_root_prog : &lr_bpf_notify_writes_root_prog;
 	return reads ? &lr_bpf_notify_reads_prog : &lr_bpf_notify_writes_prog;
 }
 
@@ -71,9 +73,9 @@ const struct sock_fprog *lr_seccomp_prebuilt_broker(void)
 	return &lr_bpf_broker_prog;
 }
 
-int lr_seccomp_load_notify(bool reads, char *err, size_t errlen)
+int lr_seccomp_load_notify(bool reads, bool metadata, char *err, size_t errlen)
 {
-	const struct sock_fprog *prog = lr_seccomp_prebuilt_notify(reads);
+	const struct sock_fprog *prog = lr_seccomp_prebuilt_notify(reads, metadata);
 	/* once the broker has a call, a signal does not interrupt it (Linux
 	 * 5.19): a call it made is not made again when the command retries */
 	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,

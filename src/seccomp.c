@@ -403,6 +403,7 @@ static void deny_subprocess(struct filter *f)
 
 #define ALWAYS(err, name) { name, 0, err, LR_SECCOMP_ALWAYS }
 #define ROOT(name) { name, 0, EPERM, LR_SECCOMP_ROOT_METADATA }
+#define ROOT_B(name) { name, 0, EPERM, LR_SECCOMP_ROOT_BROKERED }
 #define SYSV(name) { name, 0, EPERM, LR_SECCOMP_NO_SYSV_IPC }
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
@@ -455,9 +456,9 @@ const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* uid 0 owns the system's files: mode, owner and extended attributes
 	 * (ACLs are xattrs), by path and by descriptor; Landlock checks none
 	 * of these, and a descriptor opened read-only through a grant is enough */
-	ROOT("chmod"), ROOT("fchmod"), ROOT("fchmodat"),
-	{ "fchmodat2", 452, EPERM, LR_SECCOMP_ROOT_METADATA },
-	ROOT("chown"), ROOT("fchown"), ROOT("lchown"), ROOT("fchownat"),
+	ROOT_B("chmod"), ROOT_B("fchmod"), ROOT_B("fchmodat"),
+	{ "fchmodat2", 452, EPERM, LR_SECCOMP_ROOT_BROKERED },
+	ROOT_B("chown"), ROOT_B("fchown"), ROOT_B("lchown"), ROOT_B("fchownat"),
 	ROOT("setxattr"), ROOT("lsetxattr"), ROOT("fsetxattr"),
 	{ "setxattrat", 463, EPERM, LR_SECCOMP_ROOT_METADATA },
 	ROOT("removexattr"), ROOT("lremovexattr"), ROOT("fremovexattr"),
@@ -483,6 +484,8 @@ bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_pla
 		return plan->deny_subprocess;
 	case LR_SECCOMP_ROOT_METADATA:
 		return plan->deny_root_metadata;
+	case LR_SECCOMP_ROOT_BROKERED:
+		return plan->deny_root_metadata && !plan->broker_metadata;
 	case LR_SECCOMP_TERMINAL:
 		return plan->deny_terminal;
 	case LR_SECCOMP_NOT_TRACER:
@@ -568,7 +571,13 @@ static const char *const brokered[] = {
 	"bind",
 };
 
-static scmp_filter_ctx build_notify(bool reads, char *err, size_t errlen)
+/* uid 0's chmod and chown, which the broker makes beneath its roots (and
+ * refuses elsewhere, as the command's filter would) */
+static const char *const brokered_root[] = {
+	"chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+};
+
+static scmp_filter_ctx build_notify(bool reads, bool metadata, char *err, size_t errlen)
 {
 	static const uint64_t writing[] = { O_CREAT, O_TRUNC, O_APPEND, KERNEL_O_TMPFILE };
 	static const struct {
@@ -582,6 +591,10 @@ static scmp_filter_ctx build_notify(bool reads, char *err, size_t errlen)
 		return NULL;
 	for (size_t i = 0; i < sizeof(brokered) / sizeof(*brokered); i++)
 		add(&f, SCMP_ACT_NOTIFY, brokered[i], 0, 0, NULL);
+	for (size_t i = 0; metadata && i < sizeof(brokered_root) / sizeof(*brokered_root); i++)
+		add(&f, SCMP_ACT_NOTIFY, brokered_root[i], 0, 0, NULL);
+	if (metadata)
+		add(&f, SCMP_ACT_NOTIFY, "fchmodat2", 452, 0, NULL);
 	for (size_t i = 0; i < sizeof(opens) / sizeof(*opens); i++) {
 		if (reads) {
 			/* every open but O_PATH's, which Landlock does not check */
@@ -607,12 +620,22 @@ static scmp_filter_ctx build_notify(bool reads, char *err, size_t errlen)
 
 scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen)
 {
-	return build_notify(true, err, errlen);
+	return build_notify(true, false, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen)
 {
-	return build_notify(false, err, errlen);
+	return build_notify(false, false, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_reads_root(char *err, size_t errlen)
+{
+	return build_notify(true, true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_writes_root(char *err, size_t errlen)
+{
+	return build_notify(false, true, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen)

@@ -76,6 +76,7 @@ struct lr_broker {
 	struct lr_strlist allowed_secret;	/* --allow-dotenv, canonical */
 	bool reads;		/* every open is the broker's (a secret carved in a brokered
 				 * directory, which Landlock now lets be read) */
+	bool metadata;		/* uid 0: chmod and chown are the broker's too */
 	int ruleset;		/* reads: the command's Landlock ruleset, for the opener */
 	uint32_t restrict_flags;
 

@@ -106,6 +106,8 @@ struct lr_plan {
 	} net;
 	bool deny_subprocess;
 	bool deny_root_metadata;	/* the chmod/chown/xattr family (the command is uid 0) */
+	bool broker_metadata;	/* ... but chmod and chown go to the broker, which makes
+				 * them beneath its roots (uid 0 with the broker) */
 	bool deny_terminal;	/* leaving job control: setsid, TIOCSPGRP... (a terminal) */
 	bool deny_sysv_ipc;	/* shmget, msgget, semget... (no --allow-sysv-ipc) */
 	bool tracer;		/* the filter of landrun's tracer itself (--report-denials):

@@ -22,9 +22,12 @@ scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen);
 
 /* The broker's (broker.h): the notification filter of the command, sending
  * every open but O_PATH's (READS) or only those that write, and every call
- * that makes, removes or renames a name; and the broker's own filter. */
+ * that makes, removes or renames a name (and, for uid 0, chmod and chown:
+ * _root); and the broker's own filter. */
 scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_reads_root(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_writes_root(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen);
 
 /* Load it into the calling thread.  0, or -errno with ERR. */
@@ -39,6 +42,7 @@ enum lr_seccomp_when {
 	LR_SECCOMP_TERMINAL,		/* a terminal is within reach */
 	LR_SECCOMP_NOT_TRACER,		/* but in landrun's tracer (plan->tracer) */
 	LR_SECCOMP_NOT_BROKER,		/* but in landrun's broker (plan->broker_self) */
+	LR_SECCOMP_ROOT_BROKERED,	/* uid 0, unless the broker makes it (broker_metadata) */
 	LR_SECCOMP_NO_SYSV_IPC,		/* unless --allow-sysv-ipc */
 };
 
@@ -61,20 +65,21 @@ extern const size_t lr_seccomp_n_calls;
 bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan);
 
 /*
- * The filter reads nine bits of the plan (plan->net, deny_subprocess,
- * deny_root_metadata, deny_terminal, deny_sysv_ipc), so there are at most 512
- * filters: lr-seccomp-gen
- * compiles every one at build time.  lr_seccomp_key() names the one for a
+ * The filter reads ten bits of the plan (plan->net, deny_subprocess,
+ * deny_root_metadata, deny_terminal, deny_sysv_ipc, broker_metadata), so there
+ * are at most 1024 filters (broker_metadata without deny_root_metadata makes
+ * none new): lr-seccomp-gen compiles every one at build time.  lr_seccomp_key() names the one for a
  * plan; lr_seccomp_key_plan() fills a plan with the bits of KEY (the
  * generator's way back).
  */
-#define LR_SECCOMP_KEYS 512
+#define LR_SECCOMP_KEYS 1024
 
 static inline unsigned lr_seccomp_key(const struct lr_plan *plan)
 {
 	const struct lr_seccomp_net *n = &plan->net;
 	unsigned key = (unsigned)plan->deny_subprocess | (unsigned)plan->deny_root_metadata << 6 |
-		       (unsigned)plan->deny_terminal << 7 | (unsigned)plan->deny_sysv_ipc << 8;
+		       (unsigned)plan->deny_terminal << 7 | (unsigned)plan->deny_sysv_ipc << 8 |
+		       (unsigned)plan->broker_metadata << 9;
 
 	if (n->restricted)
 		key |= 2u | (unsigned)n->tcp << 2 | (unsigned)n->listen << 3 |
@@ -93,6 +98,7 @@ static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
 	plan->deny_root_metadata = key & 64;
 	plan->deny_terminal = key & 128;
 	plan->deny_sysv_ipc = key & 256;
+	plan->broker_metadata = key & 512;
 }
 
 /*
@@ -139,9 +145,9 @@ int lr_seccomp_load_tracer(char *err, size_t errlen);
 
 /* The broker's filters, compiled at build time.  _notify loads the
  * command's and returns the listener (or -errno with ERR). */
-const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads);
+const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads, bool metadata);
 const struct sock_fprog *lr_seccomp_prebuilt_broker(void);
-int lr_seccomp_load_notify(bool reads, char *err, size_t errlen);
+int lr_seccomp_load_notify(bool reads, bool metadata, char *err, size_t errlen);
 int lr_seccomp_load_broker(char *err, size_t errlen);
 
 /* The trace filter and the tracer's, compiled at build time. */

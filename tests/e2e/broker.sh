@@ -51,7 +51,7 @@ BROKER=$("$LANDRUN" "${SYS[@]}" --explain=json --rwx "$P" -- "$TRY" exit 0 2>/de
 needs_broker() {
 	[ -n "$BROKER" ] && return 0
 	local d
-	for d; do skip "$d" "needs Landlock and seccomp user notification (Linux 5.14+)"; done
+	for d; do skip "$d" "needs Landlock, seccomp user notification (Linux 5.14+) and kernel.yama.ptrace_scope 0"; done
 	return 1
 }
 
@@ -174,8 +174,37 @@ t_after() {
 	assert "${D[1]}" eval '[ ! -e "$W/PWNED" ] && gone sub/.git && gone sub/deep/.git'
 }
 
+# uid 0 (a container's entrypoint, no --user): chmod and chown inside the
+# grant are the broker's, so the tools that set modes work at the root
+t_root() {
+	local D=("root: python3 -m venv .venv at the root, and its pip runs"
+		 "root: git init in a new directory allowed by --allow-protected"
+		 "root: chmod +x of a script made at the root, and it runs"
+		 "root: chmod of a file outside the grant stays denied")
+	if [ "$(id -u)" != 0 ]; then
+		for d in "${D[@]}"; do skip "$d" "runs as uid 0 only"; done
+		return
+	fi
+	needs_broker "${D[@]}" || return
+	project
+	if [ -e "/usr/lib/python3/dist-packages/pip" ] || python3 -c 'import ensurepip' 2>/dev/null; then
+		lr -- sh -c 'python3 -m venv .venv && .venv/bin/pip --version'
+		assert "${D[0]}" eval '[ "$RC" = 0 ] && grep -q "^pip " "$W/out" && [ -x "$P/.venv/bin/python3" ]'
+	else
+		skip "${D[0]}" "python3-venv missing (Debian package python3-venv)"
+	fi
+	lr --allow-protected "$P/made/.git" -- sh -c 'mkdir made && cd made && git init -q'
+	assert "${D[1]}" eval '[ "$RC" = 0 ] && [ -f "$P/made/.git/HEAD" ]'
+	lr -- sh -c 'printf "#!/bin/sh\necho ran\n" >run.sh && chmod +x run.sh && ./run.sh'
+	assert "${D[2]}" eval '[ "$RC" = 0 ] && grep -qx ran "$W/out" && [ -x "$P/run.sh" ]'
+	echo x >"$W/outside" && chmod 600 "$W/outside"
+	lr -- chmod 666 "$W/outside"
+	assert "${D[3]}" eval '[ "$RC" != 0 ] && [ "$(stat -c %a "$W/outside")" = 600 ]'
+}
+
 t_works
 t_refused
 t_races
 t_after
+t_root
 tap_done

@@ -982,7 +982,8 @@ static void call_root_list(bool filtered)
 		int nr = call_number(c->name);
 		long r;
 
-		if (c->when != LR_SECCOMP_ROOT_METADATA || nr < 0)
+		if ((c->when != LR_SECCOMP_ROOT_METADATA && c->when != LR_SECCOMP_ROOT_BROKERED) ||
+		    nr < 0)
 			continue;
 		errno = 0;
 		r = syscall(nr, -1L, -1L, 0L, 0L, 0L, 0L);
@@ -1578,7 +1579,8 @@ Test(seccomp_broker, filters)
 {
 #ifdef __x86_64__
 	static const struct {
-		int which;	/* 0 notify (reads), 1 notify (writes), 2 the broker's own */
+		int which;	/* 0 notify (reads), 1 notify (writes), 2 the broker's own,
+				 * 3 notify (writes, uid 0) */
 		const char *name;
 		uint64_t args[6];
 		uint32_t want;
@@ -1609,10 +1611,33 @@ Test(seccomp_broker, filters)
 		{ 1, "bind", { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF },
 		{ 2, "pidfd_getfd", { 0 }, SECCOMP_RET_ALLOW },
 		{ 2, "bind", { 0 }, SECCOMP_RET_ALLOW },
+		/* uid 0's chmod and chown: the broker's only for uid 0 */
+		{ 1, "fchmodat", { 0 }, SECCOMP_RET_ALLOW },
+		{ 1, "fchown", { 0 }, SECCOMP_RET_ALLOW },
+		{ 3, "fchmodat", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "fchmod", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "chown", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "fchownat", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "fchmodat2", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "fsetxattr", { 0 }, SECCOMP_RET_ALLOW },
+		{ 3, "mkdirat", { 0 }, SECCOMP_RET_USER_NOTIF },
+		/* and uid 0's own filter lets them through to it, but no xattr,
+		 * and nothing created setuid */
+		{ 4, "fchmodat", { 0 }, SECCOMP_RET_ALLOW },
+		{ 4, "fchown", { 0 }, SECCOMP_RET_ALLOW },
+		{ 4, "fsetxattr", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 4, "openat", { AT_FDCWD, 0, O_CREAT | O_WRONLY, 04755 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 5, "fchmodat", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 5, "fchown", { 0 }, SECCOMP_RET_ERRNO | EPERM },
 	};
-	const struct sock_fprog *progs[] = { lr_seccomp_prebuilt_notify(true),
-					     lr_seccomp_prebuilt_notify(false),
-					     lr_seccomp_prebuilt_broker() };
+	struct lr_plan brokered = { .seccomp = true, .deny_root_metadata = true,
+				    .broker_metadata = true };
+	struct lr_plan root = { .seccomp = true, .deny_root_metadata = true };
+	const struct sock_fprog *progs[] = { lr_seccomp_prebuilt_notify(true, false),
+					     lr_seccomp_prebuilt_notify(false, false),
+					     lr_seccomp_prebuilt_broker(),
+					     lr_seccomp_prebuilt_notify(false, true),
+					     lr_seccomp_prebuilt(&brokered), lr_seccomp_prebuilt(&root) };
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct seccomp_data d = { .arch = NATIVE_ARCH };
@@ -1634,12 +1659,15 @@ Test(seccomp_trace, prebuilt_equals_a_fresh_build)
 	scmp_filter_ctx (*const builds[])(char *, size_t) = {
 		lr_seccomp_build_trace, lr_seccomp_build_tracer, lr_seccomp_build_egress,
 		lr_seccomp_build_notify_reads, lr_seccomp_build_notify_writes,
+		lr_seccomp_build_notify_reads_root, lr_seccomp_build_notify_writes_root,
 		lr_seccomp_build_broker,
 	};
 	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(), lr_seccomp_prebuilt_tracer(),
 					   lr_seccomp_prebuilt_egress(),
-					   lr_seccomp_prebuilt_notify(true),
-					   lr_seccomp_prebuilt_notify(false),
+					   lr_seccomp_prebuilt_notify(true, false),
+					   lr_seccomp_prebuilt_notify(false, false),
+					   lr_seccomp_prebuilt_notify(true, true),
+					   lr_seccomp_prebuilt_notify(false, true),
 					   lr_seccomp_prebuilt_broker() };
 	char err[256];
 
@@ -1670,7 +1698,8 @@ Test(seccomp_trace, call_names)
 	cr_expect_null(lr_seccomp_call_name(100000));
 	cr_expect_eq(lr_seccomp_call_when(SYS_mount), LR_SECCOMP_ALWAYS);
 	cr_expect_eq(lr_seccomp_call_when(SYS_ptrace), LR_SECCOMP_NOT_TRACER);
-	cr_expect_eq(lr_seccomp_call_when(SYS_chmod), LR_SECCOMP_ROOT_METADATA);
+	cr_expect_eq(lr_seccomp_call_when(SYS_chmod), LR_SECCOMP_ROOT_BROKERED);
+	cr_expect_eq(lr_seccomp_call_when(SYS_setxattr), LR_SECCOMP_ROOT_METADATA);
 	cr_expect_eq(lr_seccomp_call_when(SYS_setsid), LR_SECCOMP_TERMINAL);
 	cr_expect_eq(lr_seccomp_call_when(SYS_getpid), -1);
 }
