@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
+#include <linux/limits.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1402,6 +1404,38 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 
 static int socket_of(const struct call *c, int sockfd);
 
+/* PATH as the caller's own descriptor link (/proc/self/fd/N, its
+ * thread-self or its pid's): N, -ENOENT if it is none, or -EPERM for
+ * another process's. */
+static int own_fd_link(const struct call *c, const char *path)
+{
+	const char *who, *rest;
+	char *end;
+	long pid = 0, n;
+
+	if (strncmp(path, "/proc/", 6) != 0)
+		return -ENOENT;
+	who = path + 6;
+	if (strncmp(who, "self/", 5) == 0)
+		rest = who + 5;
+	else if (strncmp(who, "thread-self/", 12) == 0)
+		rest = who + 12;
+	else {
+		pid = strtol(who, &end, 10);
+		if (end == who || *end != '/' || pid <= 0)
+			return -ENOENT;
+		rest = end + 1;
+	}
+	if (strncmp(rest, "fd/", 3) != 0 || !rest[3])
+		return -ENOENT;
+	n = strtol(rest + 3, &end, 10);
+	if (*end || n < 0 || n > INT_MAX)
+		return -ENOENT;
+	if (pid && pid != (long)tgid_of((pid_t)c->req->pid) && pid != (long)c->req->pid)
+		return -EPERM;
+	return (int)n;
+}
+
 /* What a chmod or chown names, as the command resolves it (from DIRFD, its
  * symlinks followed but with NOFOLLOW; AT_EMPTY_PATH: DIRFD itself): an
  * O_PATH descriptor of the broker's, or -errno (EFAULT: the path cannot be
@@ -1418,6 +1452,10 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 					 : socket_of(c, dirfd);
 	if (!path[0])
 		return -ENOENT;
+	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
+	 * descriptor, then chmod of its /proc/self/fd link */
+	if ((r = own_fd_link(c, path)) != -ENOENT)
+		return r >= 0 ? socket_of(c, r) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -1425,13 +1463,34 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 	return fd;
 }
 
-enum change_kind { CHANGE_MODE, CHANGE_OWNER };
+enum change_kind { CHANGE_MODE, CHANGE_OWNER, CHANGE_XATTR, CHANGE_NO_XATTR };
 
-/* Make the change on FD (the broker's): VALUE is the mode, or the owner
- * and group (A, B).  BYFD: as fchmod and fchown do, on FD's own open file. */
-static struct answer change(struct call *c, int fd, enum change_kind kind, uint64_t a,
-			    uint64_t b, bool byfd)
+/* An extended attribute's change: its name, and the value to set. */
+struct xattr_change {
+	char name[XATTR_NAME_MAX + 1];
+	char *value;
+	size_t size;
+	int flags;
+};
+
+/* The attributes uid 0 may change beneath a root: the user's, and the
+ * POSIX ACLs (cp -p and install set the mode through them), never
+ * security.* (file capabilities, LSM labels) nor trusted.* */
+static bool xattr_allowed(const char *name)
 {
+	return strncmp(name, "user.", 5) == 0 || strcmp(name, "system.posix_acl_access") == 0 ||
+	       strcmp(name, "system.posix_acl_default") == 0;
+}
+
+/* Make the change on FD (the broker's): A is the mode, or the owner and
+ * group (A, B), or the xattr change (X).  BYFD: as fchmod and fchown do,
+ * on FD's own open file. */
+static struct answer change(struct call *c, int fd, enum change_kind kind, uint64_t a,
+			    uint64_t b, const struct xattr_change *x, bool byfd)
+{
+	static const char *const what[] = { "changing the mode of", "changing the owner of",
+					    "setting an attribute of",
+					    "removing an attribute of" };
 	char real[PATH_MAX], self[64];
 	enum lr_broker_verdict v;
 	const char *why;
@@ -1443,10 +1502,18 @@ static struct answer change(struct call *c, int fd, enum change_kind kind, uint6
 		return fail(EPERM); /* the command's filter's answer, outside the grants */
 	v = judge_found(c->b, real, &st, &why);
 	if (v != LR_BROKER_OK)
-		return refuse(c, kind == CHANGE_MODE ? "changing the mode of"
-						     : "changing the owner of", real, v, why);
+		return refuse(c, what[kind], real, v, why);
 	if (kind == CHANGE_MODE && ((mode & S_ISUID) || ((mode & S_ISGID) && !S_ISDIR(st.st_mode))))
 		return fail(EPERM); /* nothing made setuid, as anywhere */
+	if (kind == CHANGE_XATTR || kind == CHANGE_NO_XATTR) {
+		/* through the broker's own link: the descriptor may be O_PATH */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		if (S_ISLNK(st.st_mode))
+			return fail(EPERM); /* user.* on a symlink: the kernel's EPERM */
+		r = kind == CHANGE_XATTR ? setxattr(self, x->name, x->value, x->size, x->flags)
+					 : removexattr(self, x->name);
+		return result(r < 0 ? -errno : 0);
+	}
 	if (kind == CHANGE_OWNER)
 		r = byfd ? fchown(fd, (uid_t)a, (gid_t)b)
 			 : fchownat(fd, "", (uid_t)a, (gid_t)b, AT_EMPTY_PATH);
@@ -1476,7 +1543,7 @@ static struct answer do_change_at(struct call *c, int dirfd, uint64_t addr, enum
 		return fail(-fd);
 	if (fd < 0)
 		return fail(EPERM);
-	ans = change(c, fd, kind, a, b, false);
+	ans = change(c, fd, kind, a, b, NULL, false);
 	close(fd);
 	return ans;
 }
@@ -1490,7 +1557,43 @@ static struct answer do_change_fd(struct call *c, int cfd, enum change_kind kind
 
 	if (fd < 0)
 		return fail(fd == -EBADF ? EBADF : EPERM);
-	ans = change(c, fd, kind, a, b, true);
+	ans = change(c, fd, kind, a, b, NULL, true);
+	close(fd);
+	return ans;
+}
+
+/* setxattr, lsetxattr, fsetxattr (SET) and the removexattr forms: CFD for
+ * the f forms, else the path at ADDR (NOFOLLOW for the l forms). */
+static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofollow, bool set,
+			      const __u64 *args)
+{
+	static char value[XATTR_SIZE_MAX];
+	struct xattr_change x = { .value = value };
+	uint64_t name = args[1];
+	struct answer ans;
+	int fd, r;
+
+	if ((r = read_string(c, name, x.name, sizeof(x.name))) < 0)
+		return fail(r == -ENAMETOOLONG ? ERANGE : -r);
+	if (!x.name[0])
+		return fail(ERANGE);
+	if (!xattr_allowed(x.name))
+		return fail(EPERM); /* security.*, trusted.*: the filter's answer */
+	if (set) {
+		x.size = (size_t)args[3];
+		x.flags = (int)args[4];
+		if (x.size > sizeof(value))
+			return fail(E2BIG);
+		if (x.size && read_bytes(c, args[2], value, x.size) < 0)
+			return fail(EFAULT);
+	}
+	fd = cfd >= 0 ? socket_of(c, cfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
+	if (fd < 0)
+		return fail(fd == -EFAULT || fd == -ENOENT || fd == -ENOTDIR || fd == -EBADF ||
+					    fd == -ENAMETOOLONG
+				    ? -fd
+				    : EPERM);
+	ans = change(c, fd, set ? CHANGE_XATTR : CHANGE_NO_XATTR, 0, 0, &x, false);
 	close(fd);
 	return ans;
 }
@@ -1667,6 +1770,18 @@ static struct answer serve(struct call *c)
 		return do_change_fd(c, (int)a[0], CHANGE_MODE, a[1], 0);
 	case SYS_fchown:
 		return do_change_fd(c, (int)a[0], CHANGE_OWNER, a[1], a[2]);
+	case SYS_setxattr:
+		return do_xattr(c, -1, a[0], false, true, a);
+	case SYS_lsetxattr:
+		return do_xattr(c, -1, a[0], true, true, a);
+	case SYS_fsetxattr:
+		return do_xattr(c, (int)a[0], 0, false, true, a);
+	case SYS_removexattr:
+		return do_xattr(c, -1, a[0], false, false, a);
+	case SYS_lremovexattr:
+		return do_xattr(c, -1, a[0], true, false, a);
+	case SYS_fremovexattr:
+		return do_xattr(c, (int)a[0], 0, false, false, a);
 	}
 	return cont();
 }

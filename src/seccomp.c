@@ -459,9 +459,9 @@ const struct lr_seccomp_call lr_seccomp_calls[] = {
 	ROOT_B("chmod"), ROOT_B("fchmod"), ROOT_B("fchmodat"),
 	{ "fchmodat2", 452, EPERM, LR_SECCOMP_ROOT_BROKERED },
 	ROOT_B("chown"), ROOT_B("fchown"), ROOT_B("lchown"), ROOT_B("fchownat"),
-	ROOT("setxattr"), ROOT("lsetxattr"), ROOT("fsetxattr"),
+	ROOT_B("setxattr"), ROOT_B("lsetxattr"), ROOT_B("fsetxattr"),
 	{ "setxattrat", 463, EPERM, LR_SECCOMP_ROOT_METADATA },
-	ROOT("removexattr"), ROOT("lremovexattr"), ROOT("fremovexattr"),
+	ROOT_B("removexattr"), ROOT_B("lremovexattr"), ROOT_B("fremovexattr"),
 	{ "removexattrat", 466, EPERM, LR_SECCOMP_ROOT_METADATA },
 	/* the inode flags and project id (chattr, xfs_quota) */
 	{ "file_setattr", 469, EPERM, LR_SECCOMP_ROOT_METADATA },
@@ -571,10 +571,12 @@ static const char *const brokered[] = {
 	"bind",
 };
 
-/* uid 0's chmod and chown, which the broker makes beneath its roots (and
- * refuses elsewhere, as the command's filter would) */
+/* uid 0's chmod, chown and xattrs (but setxattrat's), which the broker
+ * makes beneath its roots (and refuses elsewhere, as the command's filter
+ * would) */
 static const char *const brokered_root[] = {
 	"chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
 
 static scmp_filter_ctx build_notify(bool reads, bool metadata, char *err, size_t errlen)

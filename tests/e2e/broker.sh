@@ -180,7 +180,13 @@ t_root() {
 	local D=("root: python3 -m venv .venv at the root, and its pip runs"
 		 "root: git init in a new directory allowed by --allow-protected"
 		 "root: chmod +x of a script made at the root, and it runs"
-		 "root: chmod of a file outside the grant stays denied")
+		 "root: chmod of a file outside the grant stays denied"
+		 "root: install -m, cp -p and tar -xf set modes at the root (through ACLs too)"
+		 "root: a user.* attribute set in the project works"
+		 "root: chmod of /proc/self/fd/N, a file read through a --ro grant, stays denied"
+		 "control: chmod of /proc/self/fd/N, a file of the project, works"
+		 "root: gcc -o prog at the root, and prog runs"
+		 "root: npm install of a local package with a bin, and the bin runs")
 	if [ "$(id -u)" != 0 ]; then
 		for d in "${D[@]}"; do skip "$d" "runs as uid 0 only"; done
 		return
@@ -200,6 +206,39 @@ t_root() {
 	echo x >"$W/outside" && chmod 600 "$W/outside"
 	lr -- chmod 666 "$W/outside"
 	assert "${D[3]}" eval '[ "$RC" != 0 ] && [ "$(stat -c %a "$W/outside")" = 600 ]'
+	# nor by its descriptor's /proc link (a file read through a --ro grant)
+	chmod 644 "$W/outside"
+	lr --ro "$W" -- sh -c 'exec 3<"$0" && chmod 666 /proc/self/fd/3' "$W/outside"
+	assert "${D[6]}" eval '[ "$RC" != 0 ] && [ "$(stat -c %a "$W/outside")" = 644 ]'
+	lr --ro "$W" -- sh -c 'exec 3<src/a.c && chmod 606 /proc/self/fd/3'
+	assert "${D[7]}" eval '[ "$RC" = 0 ] && [ "$(stat -c %a "$P/src/a.c")" = 606 ]'
+	mkdir -p "$W/tsrc" && echo a >"$W/tsrc/a" && chmod 640 "$W/tsrc/a" &&
+		tar -C "$W" -cf "$P/t.tar" tsrc || exit 1
+	lr -- sh -c 'echo x >f && install -m 750 f g && chmod 604 f && cp -p f h && tar -xf t.tar'
+	assert "${D[4]}" eval '[ "$RC" = 0 ] && [ "$(stat -c %a "$P/g" "$P/h" "$P/tsrc/a" | tr "\n" " ")" = "750 604 640 " ]'
+	if command -v gcc >/dev/null; then
+		printf 'int main(void) { return 3; }\n' >"$P/t.c"
+		lr --env TMPDIR="$P" -- sh -c 'gcc -o prog t.c && ./prog'
+		assert "${D[8]}" eval '[ "$RC" = 3 ] && [ -x "$P/prog" ]'
+	else
+		skip "${D[8]}" "gcc missing (Debian package gcc)"
+	fi
+	if command -v npm >/dev/null && command -v node >/dev/null; then
+		mkdir -p "$W/tb/bin" &&
+			echo '{"name": "tinybin", "version": "1.0.0", "bin": {"tinybin": "bin/t.js"}}' \
+				>"$W/tb/package.json" &&
+			printf '#!/usr/bin/env node\nconsole.log("tinybin ran")\n' >"$W/tb/bin/t.js" &&
+			(cd "$W/tb" && npm pack --silent >/dev/null 2>&1) && cp "$W/tb/tinybin-1.0.0.tgz" "$P/" ||
+			exit 1
+		lr --env HOME="$P/.home" --env TMPDIR="$P" -- sh -c \
+			'npm install --offline --no-audit --no-fund ./tinybin-1.0.0.tgz >/dev/null &&
+			 node_modules/.bin/tinybin'
+		assert "${D[9]}" eval '[ "$RC" = 0 ] && grep -qx "tinybin ran" "$W/out"'
+	else
+		skip "${D[9]}" "npm missing (Debian package npm)"
+	fi
+	lr -- "$TRY" setxattr src/a.c user.lr 1
+	assert "${D[5]}" eval '[ "$RC" = 0 ] && [ "$("$TRY" xattrs "$P/src/a.c")" = user.lr ]'
 }
 
 t_works

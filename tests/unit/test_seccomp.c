@@ -1580,7 +1580,8 @@ Test(seccomp_broker, filters)
 #ifdef __x86_64__
 	static const struct {
 		int which;	/* 0 notify (reads), 1 notify (writes), 2 the broker's own,
-				 * 3 notify (writes, uid 0) */
+				 * 3 notify (writes, uid 0), 4 uid 0's own with the broker,
+				 * 5 without */
 		const char *name;
 		uint64_t args[6];
 		uint32_t want;
@@ -1619,13 +1620,17 @@ Test(seccomp_broker, filters)
 		{ 3, "chown", { 0 }, SECCOMP_RET_USER_NOTIF },
 		{ 3, "fchownat", { 0 }, SECCOMP_RET_USER_NOTIF },
 		{ 3, "fchmodat2", { 0 }, SECCOMP_RET_USER_NOTIF },
-		{ 3, "fsetxattr", { 0 }, SECCOMP_RET_ALLOW },
+		{ 3, "fsetxattr", { 0 }, SECCOMP_RET_USER_NOTIF },
+		{ 3, "setxattrat", { 0 }, SECCOMP_RET_ALLOW },
 		{ 3, "mkdirat", { 0 }, SECCOMP_RET_USER_NOTIF },
-		/* and uid 0's own filter lets them through to it, but no xattr,
-		 * and nothing created setuid */
+		/* and uid 0's own filter lets them through to it, but not
+		 * setxattrat (its arguments in a struct), and nothing created
+		 * setuid */
 		{ 4, "fchmodat", { 0 }, SECCOMP_RET_ALLOW },
 		{ 4, "fchown", { 0 }, SECCOMP_RET_ALLOW },
-		{ 4, "fsetxattr", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 4, "fsetxattr", { 0 }, SECCOMP_RET_ALLOW },
+		{ 4, "setxattrat", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 4, "file_setattr", { 0 }, SECCOMP_RET_ERRNO | EPERM },
 		{ 4, "openat", { AT_FDCWD, 0, O_CREAT | O_WRONLY, 04755 }, SECCOMP_RET_ERRNO | EPERM },
 		{ 5, "fchmodat", { 0 }, SECCOMP_RET_ERRNO | EPERM },
 		{ 5, "fchown", { 0 }, SECCOMP_RET_ERRNO | EPERM },
@@ -1699,7 +1704,7 @@ Test(seccomp_trace, call_names)
 	cr_expect_eq(lr_seccomp_call_when(SYS_mount), LR_SECCOMP_ALWAYS);
 	cr_expect_eq(lr_seccomp_call_when(SYS_ptrace), LR_SECCOMP_NOT_TRACER);
 	cr_expect_eq(lr_seccomp_call_when(SYS_chmod), LR_SECCOMP_ROOT_BROKERED);
-	cr_expect_eq(lr_seccomp_call_when(SYS_setxattr), LR_SECCOMP_ROOT_METADATA);
+	cr_expect_eq(lr_seccomp_call_when(SYS_setxattr), LR_SECCOMP_ROOT_BROKERED);
 	cr_expect_eq(lr_seccomp_call_when(SYS_setsid), LR_SECCOMP_TERMINAL);
 	cr_expect_eq(lr_seccomp_call_when(SYS_getpid), -1);
 }
