@@ -1,7 +1,7 @@
 #!/bin/bash
 # fuzz.sh [SECONDS] [TARGET...] - build the libFuzzer targets of tests/fuzz/
 # (clang, AddressSanitizer, UBSan; in build-fuzz/) and run each for SECONDS
-# (default 60), one after the other.  TARGETs: cli config dotenv egress elf expand learn secrets
+# (default 60), one after the other.  TARGETs: broker cli config dotenv egress elf expand learn secrets
 # (default: all).  A target starts from its seeds in tests/fuzz/corpus/ and the
 # corpus it grew in earlier runs (build-fuzz/corpus/).  Exit 1 if any target
 # found a crash, a leak, a timeout or an out-of-memory: the input that did it
@@ -17,7 +17,7 @@ if [[ ${1:-} =~ ^[0-9]+$ ]]; then
 	shift
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(cli config dotenv egress elf expand learn secrets)
+[ ${#targets[@]} -gt 0 ] || targets=(broker cli config dotenv egress elf expand learn secrets)
 
 lr_install_deps "${LR_FUZZ_PACKAGES[@]}"
 CC=clang lr_build . build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \

@@ -658,6 +658,23 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 	return r;
 }
 
+int lr_broker_resolve(const struct lr_broker *b, int base, const char *path, char *found,
+		      size_t size, enum lr_broker_verdict *verdict)
+{
+	struct place p;
+	const char *why;
+	int r = locate(b, base, path, &p);
+
+	if (r < 0)
+		return r;
+	if (snprintf(found, size, "%s", p.path) >= (int)size)
+		r = -ENAMETOOLONG;
+	else
+		*verdict = lr_broker_judge(b, p.root->path, p.path, &why);
+	place_close(&p);
+	return r;
+}
+
 /* The inode of FD, if it is one of the holes'. */
 static const struct lr_broker_inode *hole_inode(const struct lr_broker *b, const struct stat *st)
 {

@@ -156,4 +156,15 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen);
 enum lr_broker_verdict lr_broker_judge(const struct lr_broker *b, const char *root,
 				       const char *path, const char **why);
 
+/*
+ * What serving a call does before it acts: find the name PATH, as the
+ * command gave it from the directory BASE (an O_PATH descriptor), beneath
+ * one of B's roots, and judge it.  0 with the path the broker would act on
+ * (FOUND: its directory canonical, its last component as named) and the
+ * verdict; or -errno when the name is not the broker's (the call continues
+ * for Landlock).  For the tests and the fuzz target.
+ */
+int lr_broker_resolve(const struct lr_broker *b, int base, const char *path, char *found,
+		      size_t size, enum lr_broker_verdict *verdict);
+
 #endif /* LANDRUN_BROKER_H */
