@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -319,7 +320,7 @@ static int enter_outer(const struct lr_broker *b, const struct lr_plan *plan, ch
 	return r;
 }
 
-static noreturn void broker_main(struct lr_broker *b, int sock);
+static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child);
 
 int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 		    const struct lr_policy *policy, const struct lr_fs_rules *rules, char *err,
@@ -345,6 +346,37 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 		snprintf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
 		return r;
 	}
+	if (b->as_parent) {
+		/* Yama's ptrace_scope 1: only an ancestor reads the command's
+		 * memory, so this process stays as the broker and the
+		 * command's parent, and the child goes on to be the command */
+		pid = fork();
+		if (pid > 0) {
+			close(pair[0]);
+			/* what the grants of /proc/self name is the child's */
+			if (lr_landlock_rules_follow_pid(&b->outer, getpid(), pid, err, errlen) < 0) {
+				dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
+				kill(pid, SIGKILL);
+				_exit(LR_EXIT_FAILURE);
+			}
+			broker_main(b, pair[1], pid);
+		}
+		if (pid < 0) {
+			r = -errno;
+			close(pair[0]);
+			close(pair[1]);
+			snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
+			return r;
+		}
+		close(pair[1]);
+		b->pid = 0; /* not a process of landrun's own beside the command */
+		b->sock = pair[0];
+		if (b->ruleset >= 0) {
+			close(b->ruleset);
+			b->ruleset = -1;
+		}
+		return 0;
+	}
 	/* twice: the broker is no child of the command's, but a supervisor's
 	 * (a subreaper), or init's */
 	mid = fork();
@@ -353,7 +385,7 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 
 		if (broker == 0) {
 			close(pair[0]);
-			broker_main(b, pair[1]);
+			broker_main(b, pair[1], 0);
 		}
 		_exit(broker > 0 && write(pair[1], &broker, sizeof(broker)) == sizeof(broker) ? 0
 											    : 1);
@@ -1829,22 +1861,112 @@ static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct
 	ioctl(b->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-static noreturn void broker_main(struct lr_broker *b, int sock)
+/* ---------------------------------------------------------------- the command's parent */
+
+/*
+ * With Yama's ptrace_scope 1 the broker is the command's parent, and so the
+ * process its caller (a shell, a supervisor) waits for: it passes the
+ * signals sent to it on to the command, stops when the command stops for
+ * the terminal (so that the shell takes the terminal back), and ends as
+ * the command ended, with its status or its signal.
+ */
+static const int passed[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+			      SIGCONT, SIGWINCH };
+
+static int parent_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof(passed) / sizeof(*passed); i++)
+		sigaddset(&set, passed[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* End as the command did. */
+static noreturn void end_as(const siginfo_t *si)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+	int sig = si->si_status;
+
+	if (si->si_code == CLD_EXITED)
+		_exit(si->si_status);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	_exit(128 + sig);
+}
+
+/* The command CHILD changed state: it ended (never returns), or stopped. */
+static void child_changed(pid_t child)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)child, &si, WEXITED | WSTOPPED | WNOHANG) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(LR_EXIT_FAILURE); /* it is gone without a status */
+		}
+		if (si.si_pid == 0)
+			return;
+		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+		    si.si_code == CLD_DUMPED)
+			end_as(&si);
+		/* stopped for the terminal (^Z, or a read in the background):
+		 * stop too, and the shell sees its job stopped; the SIGCONT that
+		 * resumes the job reaches both */
+		if (si.si_code == CLD_STOPPED && (si.si_status == SIGTSTP ||
+						  si.si_status == SIGTTIN ||
+						  si.si_status == SIGTTOU))
+			kill(getpid(), SIGSTOP);
+	}
+}
+
+/* A signal sent to the broker: to the command too, unless it reached the
+ * command already (the terminal's, one to the whole process group from
+ * inside it, or the supervisor's, which signals every process itself). */
+static void pass_signal(const struct lr_broker *b, pid_t child, const struct signalfd_siginfo *si)
+{
+	pid_t from = (pid_t)si->ssi_pid;
+
+	if (si->ssi_signo == SIGCHLD)
+		return;
+	if (si->ssi_code == SI_KERNEL || (from > 0 && getpgid(from) == getpgrp()) ||
+	    (b->supervised && from == getppid()))
+		return;
+	kill(child, (int)si->ssi_signo);
+}
+
+static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 {
 	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE,
 				     SIGCHLD };
+	static const int quiet_parent[] = { SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct seccomp_notif req;
 	char err[512];
-	int keep[64], bad;
+	int keep[64], bad, sigfd = -1;
 	size_t n = 0;
 
-	/* no job of the shell's: only the end of the command's tree ends it (or
-	 * a supervisor's SIGTERM or SIGKILL).  It stays in the session, whose
-	 * terminal the opener opens as /dev/tty for the command. */
-	setpgid(0, 0);
-	for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
-		sigaction(quiet[i], &ign, NULL);
+	if (child) {
+		for (size_t i = 0; i < sizeof(quiet_parent) / sizeof(*quiet_parent); i++)
+			sigaction(quiet_parent[i], &ign, NULL);
+	} else {
+		/* no job of the shell's: only the end of the command's tree ends it
+		 * (or a supervisor's SIGTERM or SIGKILL).  It stays in the session,
+		 * whose terminal the opener opens as /dev/tty for the command. */
+		setpgid(0, 0);
+		for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
+			sigaction(quiet[i], &ign, NULL);
+	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	keep[n++] = STDERR_FILENO;
 	keep[n++] = sock;
@@ -1858,6 +1980,11 @@ static noreturn void broker_main(struct lr_broker *b, int sock)
 	close(STDOUT_FILENO);
 	for (size_t i = 0; i < n; i++)
 		fcntl(keep[i], F_SETFD, FD_CLOEXEC);
+	if (child && (sigfd = parent_signals()) < 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: cannot take its signals\n");
+		kill(child, SIGKILL);
+		_exit(LR_EXIT_FAILURE);
+	}
 	if (b->ruleset >= 0 && start_opener(b) < 0) {
 		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
 		_exit(LR_EXIT_FAILURE);
@@ -1875,24 +2002,42 @@ static noreturn void broker_main(struct lr_broker *b, int sock)
 		}
 	}
 	close(sock);
-	if (b->listener < 0)
+	if (b->listener < 0 && !child)
 		_exit(0); /* the command's process gave up before */
 	for (;;) {
-		struct pollfd p = { b->listener, POLLIN, 0 };
+		struct pollfd p[2] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
 		struct call c = { b, &req, -1 };
+		struct signalfd_siginfo si;
 
-		if (poll(&p, 1, -1) < 0) {
+		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
+			if (child)
+				kill(child, SIGKILL);
 			_exit(LR_EXIT_FAILURE);
 		}
-		/* no process under the filter is left */
-		if (!(p.revents & POLLIN))
-			_exit(0);
+		if (p[1].revents & POLLIN) {
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				pass_signal(b, child, &si);
+			child_changed(child);
+		}
+		if (!p[0].revents)
+			continue;
+		/* no process under the filter is left: as the parent, wait for
+		 * the command's status (it may not have loaded the filter) */
+		if (!(p[0].revents & POLLIN)) {
+			if (!child)
+				_exit(0);
+			close(b->listener);
+			b->listener = -1;
+			continue;
+		}
 		memset(&req, 0, sizeof(req));
 		if (ioctl(b->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
+			if (child)
+				kill(child, SIGKILL); /* nothing runs unserved */
 			_exit(LR_EXIT_FAILURE);
 		}
 		/* the witness, from landrun before it runs the command (which,

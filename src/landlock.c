@@ -94,6 +94,44 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 	return 0;
 }
 
+int lr_landlock_rules_follow_pid(struct lr_fs_rules *rules, pid_t old, pid_t new, char *err,
+				 size_t errlen)
+{
+	char from[32];
+	size_t n = (size_t)snprintf(from, sizeof(from), "/proc/%d", (int)old);
+
+	for (size_t i = 0; i < rules->n; i++) {
+		struct lr_fs_rule *r = &rules->v[i];
+		struct stat st;
+		char *path;
+		int fd;
+
+		if (!r->realpath || strncmp(r->realpath, from, n) != 0 ||
+		    (r->realpath[n] != '\0' && r->realpath[n] != '/'))
+			continue;
+		if (asprintf(&path, "/proc/%d%s", (int)new, r->realpath + n) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) != r->is_dir) {
+			int e = fd < 0 ? errno : EAGAIN;
+
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			if (fd >= 0)
+				close(fd);
+			free(path);
+			return -e;
+		}
+		if (r->fd >= 0)
+			close(r->fd);
+		r->fd = fd;
+		free(r->realpath);
+		r->realpath = path;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- carving */
 
 /* Rights that apply to files (the others are for directories only). */

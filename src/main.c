@@ -326,9 +326,10 @@ static void check_holes(const struct lr_policy *policy, struct lr_plan *plan,
  * broker started (broker.h), so that the supervisor learns of it.
  */
 static void confine_outer(const struct lr_policy *policy, struct lr_plan *plan,
-			  const struct lr_fs_rules *rules, struct lr_broker *broker)
+			  struct lr_fs_rules *rules, struct lr_broker *broker)
 {
 	char err[PATH_MAX + 256];
+	pid_t before = getpid();
 	int r;
 
 	if (lr_user_drop_privileges(&policy->run_as, plan->switch_user, err, sizeof(err)) < 0)
@@ -337,6 +338,11 @@ static void confine_outer(const struct lr_policy *policy, struct lr_plan *plan,
 	if (r < 0)
 		lr_die("cannot set no_new_privs: %s", strerror(-r));
 	if (plan->broker && lr_broker_start(broker, plan, policy, rules, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	/* the broker stayed as the command's parent: the child is the
+	 * command, whose /proc/self is its own */
+	if (plan->broker && broker->as_parent &&
+	    lr_landlock_rules_follow_pid(rules, before, getpid(), err, sizeof(err)) < 0)
 		lr_die("%s", err);
 }
 
@@ -975,6 +981,9 @@ int main(int argc, char **argv)
 			&life, argv);
 	/* before any domain: what it lists must be listable now */
 	lr_landlock_witness_pick(&plan, &rules, &witness);
+	/* Yama's 1: the broker stays as this process, the command's parent */
+	broker.as_parent = plan.broker_parent;
+	broker.supervised = life.sv.handshake; /* (always, under a supervisor, with a broker) */
 	confine_outer(&policy, &plan, &rules, &broker);
 	supervised_ready(&life, &broker);
 	confine(&policy, &plan, &rules, &holes, &nofile, &witness, &broker);

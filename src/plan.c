@@ -56,7 +56,7 @@ static const struct {
 		"the protected and secret names are refused whether or not they existed at start, "
 		"and the directories carved around what is kept out stay writable",
 		"seccomp user notification with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14+), Landlock, "
-		"and no Yama ptrace restriction (kernel.yama.ptrace_scope 0)" } },
+		"and kernel.yama.ptrace_scope 0 or 1" } },
 	[LR_PROT_NET_SOCKETS] = { { "net.sockets",
 		"sockets are limited to AF_UNIX (and TCP with --connect-tcp/--bind-tcp): no raw, "
 		"packet, MPTCP or netlink sockets but NETLINK_ROUTE",
@@ -269,8 +269,13 @@ static void plan_broker(const struct lr_policy *policy, const struct lr_features
 		writable |= (g->access & LR_ACCESS_RW) && !(g->access & LR_ACCESS_UNIX) &&
 			    !lr_policy_grant_private(g);
 	}
+	/* Yama's 1 lets a process read only its descendants' memory: the
+	 * broker is then the command's parent (not with --report-denials,
+	 * whose tracer is); 2 and 3 let it read none */
+	plan->broker_parent = features->ptrace_scope == 1;
 	plan->broker = writable && features->seccomp_notify && plan->handled_fs &&
-		       features->ptrace_scope <= 0;
+		       (features->ptrace_scope <= 0 ||
+			(plan->broker_parent && !policy->report_denials));
 	set_row(plan, LR_PROT_FS_BROKER, writable,
 		plan->broker ? LR_LAYER_BROKER : LR_LAYER_NONE);
 }
@@ -415,9 +420,14 @@ const char *lr_plan_lost_why(const struct lr_plan *plan, enum lr_prot prot, char
 
 	if (prot == LR_PROT_FS_BROKER && plan->ptrace_scope > 0 && lr_plan_is_lost(plan, prot)) {
 		/* the broker reads each call's path from the caller's memory */
-		snprintf(buf, len, "%s; here kernel.yama.ptrace_scope is %d: only a process's "
-				   "ancestors may read its memory, and the broker is not the "
-				   "command's", needs, plan->ptrace_scope);
+		if (plan->ptrace_scope == 1)
+			snprintf(buf, len, "%s; here kernel.yama.ptrace_scope is 1, where the "
+					   "broker must be the command's parent, and with "
+					   "--report-denials the tracer is", needs);
+		else
+			snprintf(buf, len, "%s; here kernel.yama.ptrace_scope is %d: no process "
+					   "without CAP_SYS_PTRACE may read another's memory",
+				 needs, plan->ptrace_scope);
 		return buf;
 	}
 	if (!plan->caller_filtered || !lr_plan_is_lost(plan, prot))

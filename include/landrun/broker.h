@@ -91,6 +91,9 @@ struct lr_broker {
 				 * serve, for the broker to judge */
 	unsigned messages;	/* refusals told */
 	bool quiet;		/* the next refusal is landrun's own witness's */
+	bool as_parent;		/* the broker is the command's parent (plan->broker_parent) */
+	bool supervised;	/* ... under landrun's supervisor, which signals every
+				 * process of the tree itself */
 };
 
 /* What a path is to the broker. */

@@ -28,9 +28,9 @@ struct lr_features {
 				 * (a container engine's profile) */
 	bool seccomp_notify;	/* user notification with SECCOMP_ADDFD_FLAG_SEND (5.14), and
 				 * openat2 (the broker, broker.h) */
-	int ptrace_scope;	/* kernel.yama.ptrace_scope; -1 without Yama.  From 1 only
-				 * a process's ancestors read its memory, and the broker
-				 * is none of the command's */
+	int ptrace_scope;	/* kernel.yama.ptrace_scope; -1 without Yama.  With 1 only
+				 * a process's ancestors read its memory (the broker is
+				 * then the command's parent), from 2 none */
 
 	/* The process landrun runs as, probed with the kernel. */
 	uid_t uid;		/* real user and group ids */

@@ -38,6 +38,14 @@ struct lr_holes;
  * symlink changed meanwhile) is an error too.  0, or -errno with ERR naming
  * flag and path.
  */
+/*
+ * The rules that name /proc/OLD (a grant of /proc/self, opened before the
+ * process forked) opened again as /proc/NEW: the child that goes on to be
+ * the command grants its own.  0, or -errno with ERR.
+ */
+int lr_landlock_rules_follow_pid(struct lr_fs_rules *rules, pid_t old, pid_t new, char *err,
+				 size_t errlen);
+
 int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
 			   struct lr_fs_rules *rules, char *err, size_t errlen);
 void lr_landlock_rules_free(struct lr_fs_rules *rules);

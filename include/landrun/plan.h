@@ -118,6 +118,7 @@ struct lr_plan {
 	bool broker_self;	/* the filter of landrun's broker itself: it may take
 				 * the command's socket (pidfd_getfd) to bind it */
 	bool broker;		/* the broker serves the writable grants (broker.h) */
+	bool broker_parent;	/* ... as the command's parent (Yama's ptrace_scope 1) */
 
 	/* Who the command runs as. */
 	uid_t uid;

@@ -51,7 +51,7 @@ BROKER=$("$LANDRUN" "${SYS[@]}" --explain=json --rwx "$P" -- "$TRY" exit 0 2>/de
 needs_broker() {
 	[ -n "$BROKER" ] && return 0
 	local d
-	for d; do skip "$d" "needs Landlock, seccomp user notification (Linux 5.14+) and kernel.yama.ptrace_scope 0"; done
+	for d; do skip "$d" "needs Landlock, seccomp user notification (Linux 5.14+) and kernel.yama.ptrace_scope 0 or 1"; done
 	return 1
 }
 

@@ -7,7 +7,8 @@
  * Besides the filesystem operations: exec FILE [ARGS] (execv), readfd N (read
  * an inherited fd), env, caps (the capability and NoNewPrivs lines of
  * /proc/self/status), ids (the real, effective and saved uids and gids and
- * the supplementary groups), pid, exit N, and abi (the Landlock ABI, so that
+ * the supplementary groups), pid, exit N, kill N (its own death by signal
+ * N), and abi (the Landlock ABI, so that
  * the tests can name a missing kernel feature when they skip).
  *
  * Metadata, by path and by descriptor (the f* forms open the file read-only,
@@ -27,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +330,11 @@ int main(int argc, char **argv)
 		goto usage;
 	if (!strcmp(op, "exit"))
 		return atoi(a);
+	if (!strcmp(op, "kill")) {
+		signal(atoi(a), SIG_DFL);
+		kill(getpid(), atoi(a));
+		return USAGE_ERROR; /* it was not deadly */
+	}
 	if (!strcmp(op, "read"))
 		return op_read(a);
 	if (!strcmp(op, "write"))
@@ -375,7 +382,7 @@ usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS\n"
-			"       lr-try exec FILE [ARGS...] | readfd N | exit N | env | caps | ids | pid | abi\n"
+			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
 			"       lr-try chown|fchown|fchownat-empty PATH UID:GID\n"
 			"       lr-try setxattr|fsetxattr|setxattrat PATH NAME VALUE | removexattr PATH NAME\n"

@@ -489,25 +489,58 @@ fi
 
 # ---------------------------------------------------------------- Yama's ptrace_scope
 # From kernel.yama.ptrace_scope 1 (Ubuntu's, Arch's) only a process's ancestors read
-# its memory, and the broker is none of the command's: it could not read a call's
-# path.  fs.broker is lost then, and says why; the carving keeps what it kept.
+# its memory: the broker, which reads each call's path there, is then the command's
+# parent, and passes signals, stops and the exit status on.  With 2 no process
+# without CAP_SYS_PTRACE reads another's: fs.broker is lost, and says why, and the
+# carving keeps what it kept.
 YAMA=/proc/sys/kernel/yama/ptrace_scope
+yama_user=${LRK_USER_UID:-1000}
 if [ "$UID_NOW" = 0 ] && [ -w "$YAMA" ] && [ "$(cat "$YAMA")" = 0 ] && ge 1; then
 	echo 1 >"$YAMA"
 	policy default
-	explain yama
-	check "yama: ptrace_scope 1: plan: fs.broker lost" [ "$(layer_of yama fs.broker)" = lost ]
-	lr_mode error "$TRY" exit 0
-	check "yama: ptrace_scope 1: error refuses (125), naming ptrace_scope" \
-		eval '[ "$RC" = 125 ] && grep -q "ptrace_scope is 1" "$W/err"'
-	lr "$TRY" write "$F/proj/src/a"
-	check "yama: ptrace_scope 1: a granted write beside .env and .git works" [ "$RC" = 0 ]
-	rm -rf "$F/proj/.claude"
+	explain yama1
+	check "yama 1: plan: fs.broker by the broker (the command's parent)" \
+		[ "$(layer_of yama1 fs.broker)" = broker ]
+	rm -rf "$F/proj/new" "$F/proj/.claude"
+	lr "$TRY" create "$F/proj/new"
+	check "yama 1: a new file at a root with .env and .git" eval '[ "$RC" = 0 ] && [ -e "$F/proj/new" ]'
 	lr "$TRY" mkdir "$F/proj/.claude"
-	check "yama: ptrace_scope 1: a harness's settings at the root stay denied" \
+	check "yama 1: a harness's settings there are refused" \
 		eval '[ "$RC" = 13 ] && [ ! -e "$F/proj/.claude" ]'
 	lr "$TRY" read "$F/proj/.env"
-	check "yama: ptrace_scope 1: .env stays unreadable" [ "$RC" = 13 ]
+	check "yama 1: .env stays unreadable" [ "$RC" = 13 ]
+	lr "$TRY" exit 7
+	check "yama 1: the command's exit status is landrun's" [ "$RC" = 7 ]
+	run "$LR" $POL --ro /proc/self/status -- "$TRY" read /proc/self/status
+	check "yama 1: a grant of /proc/self is the command's own" [ "$RC" = 0 ]
+	lr "$TRY" kill 15
+	check "yama 1: the command's death by SIGTERM is landrun's (143)" [ "$RC" = 143 ]
+	# as another user, in a project of its own
+	Y=$(mktemp -d /tmp/lrk-yama.XXXXXX) && chmod 755 "$Y" && mkdir -p "$Y/.git" &&
+		echo "S=1" >"$Y/.env" && chown -R "$yama_user:$yama_user" "$Y" || exit 1
+	run "$KG" runas "$yama_user" "$yama_user" "$LR" --rox "$BIN" --rw "$Y" --log-level error -- \
+		"$TRY" create "$Y/made"
+	check "yama 1, uid $yama_user: a new file at its project's root" \
+		eval '[ "$RC" = 0 ] && [ -e "$Y/made" ]'
+	run "$KG" runas "$yama_user" "$yama_user" "$LR" --rox "$BIN" --rw "$Y" --log-level error -- \
+		"$TRY" read "$Y/.env"
+	check "yama 1, uid $yama_user: its .env stays unreadable" [ "$RC" = 13 ]
+	rm -rf "$F/proj/new" "$Y"
+
+	echo 2 >"$YAMA"
+	explain yama2
+	check "yama 2: plan: fs.broker lost" [ "$(layer_of yama2 fs.broker)" = lost ]
+	lr_mode error "$TRY" exit 0
+	check "yama 2: error refuses (125), naming ptrace_scope" \
+		eval '[ "$RC" = 125 ] && grep -q "ptrace_scope is 2" "$W/err"'
+	lr "$TRY" write "$F/proj/src/a"
+	check "yama 2: a granted write beside .env and .git works" [ "$RC" = 0 ]
+	rm -rf "$F/proj/.claude"
+	lr "$TRY" mkdir "$F/proj/.claude"
+	check "yama 2: a harness's settings at the root stay denied" \
+		eval '[ "$RC" = 13 ] && [ ! -e "$F/proj/.claude" ]'
+	lr "$TRY" read "$F/proj/.env"
+	check "yama 2: .env stays unreadable" [ "$RC" = 13 ]
 	echo 0 >"$YAMA"
 else
 	echo "# yama: skipped: no Yama here (kernel.yama.ptrace_scope), or not root, or not 0"
