@@ -105,6 +105,11 @@ not_ok() { # DESC [DETAIL...]
 	for line in "$@"; do
 		printf '%s\n' "$line" | head -c 2000 | sed 's/^/#   /'
 	done
+	# and on stderr, which is what meson shows of a failed test (CI's log)
+	{
+		echo "not ok $N"
+		for line in "$@"; do printf '%s\n' "$line" | head -c 2000 | sed 's/^/#   /'; done
+	} >&2
 }
 
 skip() { # DESC REASON

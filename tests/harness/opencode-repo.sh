@@ -170,7 +170,9 @@ lr_read_results "$LOG" "$W/results"
 hide() { sed "s/$SECRET/<SECRET>/g"; }
 
 if [ "$RC" = 0 ]; then ok "landrun -- opencode run exits 0"; else
-	not_ok "landrun -- opencode run exits 0 (exit $RC)" "$(tail -n 20 "$W/stderr" | hide)"
+	oclog=$(ls -t "$H"/.local/share/landrun/opencode/log/*.log 2>/dev/null | head -n 1)
+	not_ok "landrun -- opencode run exits 0 (exit $RC)" "$(tail -n 20 "$W/stderr" | hide)" \
+		"opencode's log ${oclog:-(none)}:" "$([ -n "$oclog" ] && tail -n 30 "$oclog" | hide)"
 fi
 line=$(grep '^landrun: ' "$W/stderr" | head -n 1)
 if echo "$line" | grep -qF "profile opencode (the default for this command), project $P" &&
