@@ -952,13 +952,21 @@ static int opener_open(struct lr_broker *b, int base, const char *path, int flag
 	while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
 		;
 	if (r <= 0) {
+		char shown[PATH_MAX * 4];
+
 		/* stuck (a device that hangs) or gone: it serves no more */
+		lr_escape(shown, sizeof(shown), path, strlen(path), true);
+		dprintf(STDERR_FILENO, "landrun: the broker: its opener %s %s: from now on "
+				       "nothing outside the brokered grants is opened (EACCES)\n",
+			r == 0 ? "took more than 10 s to open" : "failed on", shown);
 		close(b->opener);
 		b->opener = -1;
 		return -EACCES;
 	}
 	n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
 	if (n < 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: its opener is gone: from now on "
+				       "nothing outside the brokered grants is opened (EACCES)\n");
 		close(b->opener);
 		b->opener = -1;
 		return -EACCES;
@@ -1954,11 +1962,16 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 	struct seccomp_notif req;
 	char err[512];
 	int keep[64], bad, sigfd = -1;
+	unsigned unread = 0;
 	size_t n = 0;
 
 	if (child) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
 		for (size_t i = 0; i < sizeof(quiet_parent) / sizeof(*quiet_parent); i++)
 			sigaction(quiet_parent[i], &ign, NULL);
+		/* a caller's SIG_IGN would reap the command without its status */
+		sigaction(SIGCHLD, &dfl, NULL);
 	} else {
 		/* no job of the shell's: only the end of the command's tree ends it
 		 * (or a supervisor's SIGTERM or SIGKILL).  It stays in the session,
@@ -2053,8 +2066,17 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 		 * cannot be read (a process made undumpable) is not served, and
 		 * where the broker opens all, its calls fail */
 		if (c.mem < 0 || !still_valid(&c)) {
+			int e = errno;
+
 			if (c.mem >= 0)
 				close(c.mem);
+			/* a live caller whose memory cannot be read: said, a few
+			 * times, as what makes its calls fail is not its own */
+			else if (still_valid(&c) && unread++ < 5)
+				dprintf(STDERR_FILENO, "landrun: the broker: cannot read the call of "
+						       "process %d: %s; %s\n",
+					(int)req.pid, strerror(e),
+					b->reads ? "refused (EACCES)" : "left to Landlock");
 			respond(b, &req, c.mem >= 0 ? fail(ENOENT) : b->reads ? fail(EACCES) : cont());
 			continue;
 		}

@@ -221,7 +221,7 @@ static bool probe_seccomp_notify(bool filtered)
 }
 
 /* Yama's ptrace_scope, -1 without Yama; one that cannot be read counts as
- * the relational 1 (the broker is not used on a guess). */
+ * the relational 1 (whose broker, the command's parent, works under 0 too). */
 static int probe_ptrace_scope(void)
 {
 	char buf[16] = { 0 };

@@ -140,8 +140,14 @@ tap_not_ok() { # DESC
 		FAILED=$((FAILED + 1))
 	fi
 	echo "not ok $N - $1${TODO:+ # TODO $TODO}"
-	TODO=
 	diag
+	# and on stderr, which is what meson shows of a failed test (CI's log)
+	if [ -z "$TODO" ]; then
+		echo "not ok $N - $1"
+		diag
+		[ -s "$W/err" ] && tail -n 15 "$W/err" | sed 's/^/#   stderr, its end: /'
+	fi >&2
+	TODO=
 }
 
 skip() { # DESC REASON
