@@ -690,6 +690,18 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 	return r;
 }
 
+/*
+ * What locate()'s R means for a call: a directory that is not there (or a
+ * component that is no directory) is the kernel's answer now, and is
+ * answered so: let go on, the call could find the directory made since by
+ * another thread, and Landlock would deny what the broker would have made
+ * (EACCES instead of the name).  Any other failure: not the broker's.
+ */
+static bool answered_here(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR;
+}
+
 int lr_broker_resolve(const struct lr_broker *b, int base, const char *path, char *found,
 		      size_t size, enum lr_broker_verdict *verdict)
 {
@@ -1129,7 +1141,12 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		close(base);
 		return fail(ENOENT);
 	}
-	if ((flags & KERNEL_O_TMPFILE) || locate(c->b, base, path, &p) < 0) {
+	r = (flags & KERNEL_O_TMPFILE) ? -EXDEV : locate(c->b, base, path, &p);
+	if (r < 0 && answered_here(r) && (flags & O_CREAT)) {
+		close(base);
+		return fail(-r);
+	}
+	if (r < 0) {
 		a = elsewhere(c, base, path, flags, mode, write);
 		close(base);
 		return a;
@@ -1216,6 +1233,8 @@ static int place_of(struct call *c, int dirfd, uint64_t addr, struct place *p)
 	}
 	r = locate(c->b, base, path, p);
 	close(base);
+	if (answered_here(r))
+		return r;
 	return r < 0 ? 1 : 0;
 }
 
@@ -1710,6 +1729,8 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 	}
 	r = locate(c->b, base, sun.sun_path, &p);
 	close(base);
+	if (answered_here(r))
+		return fail(-r);
 	if (r < 0)
 		return cont(); /* not beneath a root: Landlock's */
 	if (!may_make(c, &p, "binding a socket to", &a)) {

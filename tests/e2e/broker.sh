@@ -150,13 +150,21 @@ t_refused() {
 
 t_races() {
 	local D=("races: a path rewritten between safe.txt and .env by a second thread: .env is never read"
-		 "races: a path rewritten between a name and .claude: .claude is never made")
+		 "races: a path rewritten between a name and .claude: .claude is never made"
+		 "races: four threads making one new directory's entries as mkdir -p does all succeed")
 	needs_broker "${D[@]}" || return
 	project
 	lr -- "$TRY" race-read "$P/safe.txt" "$P/.env" "$ROUNDS"
 	assert "${D[0]} ($ROUNDS rounds)" eval '[ "$RC" = 0 ] && grep -qx 0 "$W/out" && no_secret'
 	lr -- "$TRY" race-mkdir "$P/okdir" "$P/.claude" "$ROUNDS"
 	assert "${D[1]} ($ROUNDS rounds)" eval '[ "$RC" = 0 ] && grep -qx 0 "$W/out" && gone .claude'
+	# (npm's and Node's: a child whose parent another thread makes meanwhile;
+	# the broker answered "not mine", the kernel then found the parent made,
+	# and Landlock denied the name: EACCES)
+	mkdir "$P/made" || exit 1
+	lr -- "$TRY" mkdirp-race "$P/made" 1000
+	assert "${D[2]} (1000 rounds)" eval '[ "$RC" = 0 ] && grep -qx 0 "$W/out" &&
+		[ "$(ls "$P/made" | wc -l)" = 1000 ] && [ "$(ls "$P/made/r999" | wc -l)" = 4 ]'
 }
 
 t_after() {

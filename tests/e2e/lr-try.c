@@ -310,6 +310,63 @@ static int race(int read_it, const char *a, const char *b, long rounds)
 	return escaped ? 1 : 0;
 }
 
+/*
+ * mkdirp-race DIR ROUNDS: each round, four threads make DIR/rN/tK at once the
+ * way mkdir -p does (the child; on ENOENT the parent, then the child again),
+ * as npm and Node's fs.mkdir({recursive}) do.  Prints the calls that failed
+ * with another error than EEXIST, and exits 1 if there were any.
+ */
+#define MKDIRP_THREADS 4
+static pthread_barrier_t mkdirp_start;
+static const char *mkdirp_dir;
+static long mkdirp_rounds, mkdirp_failed;
+static pthread_mutex_t mkdirp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mkdirp_thread(void *arg)
+{
+	long k = (long)arg;
+
+	for (long r = 0; r < mkdirp_rounds; r++) {
+		char parent[PATH_MAX], child[PATH_MAX + 32];
+		int bad = 0;
+
+		snprintf(parent, sizeof(parent), "%s/r%ld", mkdirp_dir, r);
+		snprintf(child, sizeof(child), "%s/t%ld", parent, k);
+		pthread_barrier_wait(&mkdirp_start);
+		if (mkdir(child, 0755) < 0 && errno == ENOENT) {
+			if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+				bad++;
+			if (mkdir(child, 0755) < 0 && errno != EEXIST)
+				bad++;
+		} else if (access(child, F_OK) < 0) {
+			bad++;
+		}
+		if (bad) {
+			pthread_mutex_lock(&mkdirp_lock);
+			mkdirp_failed += bad;
+			pthread_mutex_unlock(&mkdirp_lock);
+		}
+	}
+	return NULL;
+}
+
+static int mkdirp_race(const char *dir, long rounds)
+{
+	pthread_t t[MKDIRP_THREADS];
+
+	mkdirp_dir = dir;
+	mkdirp_rounds = rounds;
+	if (pthread_barrier_init(&mkdirp_start, NULL, MKDIRP_THREADS) != 0)
+		return 100;
+	for (long k = 0; k < MKDIRP_THREADS; k++)
+		if (pthread_create(&t[k], NULL, mkdirp_thread, (void *)k) != 0)
+			return 100;
+	for (long k = 0; k < MKDIRP_THREADS; k++)
+		pthread_join(t[k], NULL);
+	printf("%ld\n", mkdirp_failed);
+	return mkdirp_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -378,10 +435,12 @@ int main(int argc, char **argv)
 		return result(symlink(a, b));
 	if ((!strcmp(op, "race-read") || !strcmp(op, "race-mkdir")) && argc > 4)
 		return race(op[5] == 'r', a, b, strtol(argv[4], NULL, 10));
+	if (!strcmp(op, "mkdirp-race") && b)
+		return mkdirp_race(a, strtol(b, NULL, 10));
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B\n"
-			"       lr-try race-read|race-mkdir A B ROUNDS\n"
+			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
 			"       lr-try chown|fchown|fchownat-empty PATH UID:GID\n"
