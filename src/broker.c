@@ -624,6 +624,20 @@ static bool same_inode(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/* REAL, canonical and beneath ROOT, opened again from ROOT (O_PATH with
+ * FLAGS) by a walk that follows no symlink: the descriptor (*REL: REAL from
+ * ROOT, "" for the root itself), or -errno. */
+static int reopen_beneath(const struct lr_broker_root *root, const char *real, int flags,
+			  const char **rel)
+{
+	size_t n = strcmp(root->path, "/") ? strlen(root->path) : 0;
+
+	*rel = real[n] == '/' ? real + n + 1 : real + n;
+	return **rel ? open2(root->fd, *rel, O_PATH | O_NOFOLLOW | flags,
+			     WITHIN | RESOLVE_NO_SYMLINKS)
+		     : fcntl(root->fd, F_DUPFD_CLOEXEC, 3);
+}
+
 /*
  * Resolve the parent of PATH from BASE as the kernel would for the command
  * (symlinks followed, no magic links), and find it beneath a brokered root
@@ -668,18 +682,13 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 	if (r == 0 && !(p->root = root_of(b, real)))
 		r = -EXDEV;
 	if (r == 0) {
-		size_t n = strcmp(p->root->path, "/") ? strlen(p->root->path) : 0;
-		const char *rel = real[n] == '/' ? real + n + 1 : real + n;
+		const char *rel;
 
-		snprintf(p->rel, sizeof(p->rel), "%s", rel);
-		p->dir = *rel ? open2(p->root->fd, rel, O_PATH | O_DIRECTORY,
-				      WITHIN | RESOLVE_NO_SYMLINKS)
-			      : fcntl(p->root->fd, F_DUPFD_CLOEXEC, 3);
-		if (p->dir < 0)
+		p->dir = reopen_beneath(p->root, real, O_DIRECTORY, &rel);
+		if (p->dir < 0 || !same_inode(parent, p->dir))
 			r = -EXDEV;
-		else if (!same_inode(parent, p->dir))
-			r = -EXDEV;
-		else if (snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
+		else if (snprintf(p->rel, sizeof(p->rel), "%s", rel) >= (int)sizeof(p->rel) ||
+			 snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
 				  strcmp(p->root->path, "/") ? p->root->path : "", *rel ? "/" : "",
 				  rel, p->name) >= (int)sizeof(p->path))
 			r = -ENAMETOOLONG;
@@ -1458,7 +1467,6 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 {
 	const struct lr_broker_root *root;
 	const char *rel;
-	size_t n;
 	int again, r;
 
 	if ((r = fd_path(fd, real, size)) < 0)
@@ -1467,10 +1475,7 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 		return -errno;
 	if (!(root = root_of(b, real)))
 		return -EXDEV;
-	n = strcmp(root->path, "/") ? strlen(root->path) : 0;
-	rel = real[n] == '/' ? real + n + 1 : real + n;
-	again = *rel ? open2(root->fd, rel, O_PATH | O_NOFOLLOW, WITHIN | RESOLVE_NO_SYMLINKS)
-		     : fcntl(root->fd, F_DUPFD_CLOEXEC, 3);
+	again = reopen_beneath(root, real, 0, &rel);
 	if (again < 0)
 		return -EXDEV;
 	r = same_inode(fd, again) ? 0 : -EXDEV;
