@@ -1483,7 +1483,28 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 	return r;
 }
 
-static int socket_of(const struct call *c, int sockfd);
+/* The command's descriptor CFD (a socket to bind, a file to chmod), as a
+ * descriptor of the broker's, or -errno. */
+static int command_fd(const struct call *c, int cfd)
+{
+	pid_t tgid = tgid_of((pid_t)c->req->pid);
+	int pidfd, fd;
+
+	if (tgid <= 0)
+		return -ESRCH;
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, cfd, 0);
+	fd = fd < 0 ? -errno : fd;
+	close(pidfd);
+	/* the thread id may have gone to another process in between */
+	if (fd >= 0 && !still_valid(c)) {
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
 
 /* PATH as the caller's own descriptor link (/proc/self/fd/N, its
  * thread-self or its pid's): N, -ENOENT if it is none, or -EPERM for
@@ -1530,13 +1551,13 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 		return r;
 	if (!path[0] && empty)
 		return dirfd == AT_FDCWD ? proc_open((pid_t)c->req->pid, "cwd", O_PATH)
-					 : socket_of(c, dirfd);
+					 : command_fd(c, dirfd);
 	if (!path[0])
 		return -ENOENT;
 	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
 	 * descriptor, then chmod of its /proc/self/fd link */
 	if ((r = own_fd_link(c, path)) != -ENOENT)
-		return r >= 0 ? socket_of(c, r) : r;
+		return r >= 0 ? command_fd(c, r) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -1634,7 +1655,7 @@ static struct answer do_change_fd(struct call *c, int cfd, enum change_kind kind
 				  uint64_t b)
 {
 	struct answer ans;
-	int fd = socket_of(c, cfd);
+	int fd = command_fd(c, cfd);
 
 	if (fd < 0)
 		return fail(fd == -EBADF ? EBADF : EPERM);
@@ -1668,7 +1689,7 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 		if (x.size && read_bytes(c, args[2], value, x.size) < 0)
 			return fail(EFAULT);
 	}
-	fd = cfd >= 0 ? socket_of(c, cfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
+	fd = cfd >= 0 ? command_fd(c, cfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
 	if (fd < 0)
 		return fail(fd == -EFAULT || fd == -ENOENT || fd == -ENOTDIR || fd == -EBADF ||
 					    fd == -ENAMETOOLONG
@@ -1679,28 +1700,6 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 	return ans;
 }
 
-/* The command's descriptor SOCKFD (a socket to bind, a file to chmod), as a
- * descriptor of the broker's, or -errno. */
-static int socket_of(const struct call *c, int sockfd)
-{
-	pid_t tgid = tgid_of((pid_t)c->req->pid);
-	int pidfd, fd;
-
-	if (tgid <= 0)
-		return -ESRCH;
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	if (pidfd < 0)
-		return -errno;
-	fd = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
-	fd = fd < 0 ? -errno : fd;
-	close(pidfd);
-	/* the thread id may have gone to another process in between */
-	if (fd >= 0 && !still_valid(c)) {
-		close(fd);
-		return -ESRCH;
-	}
-	return fd;
-}
 
 /*
  * bind(2) of a UNIX socket to a path beneath a brokered root makes a name
@@ -1742,7 +1741,7 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 		place_close(&p);
 		return a;
 	}
-	if ((sock = socket_of(c, sockfd)) < 0) {
+	if ((sock = command_fd(c, sockfd)) < 0) {
 		place_close(&p);
 		return fail(sock == -ESRCH ? ESRCH : EBADF);
 	}

@@ -165,9 +165,8 @@ t_root_metadata() {
 		rm -rf ws/.git ws/link
 		chmod 644 ws/s.sh
 	else
-		for d in "root: chmod +x inside the writable grant works (the broker's)"; do
-			skip "$d" "needs the broker: seccomp user notification (Linux 5.14+), ptrace_scope 0 or 1"
-		done
+		skip "root: chmod +x inside the writable grant works (the broker's)" \
+			"needs the broker: seccomp user notification (Linux 5.14+), ptrace_scope 0 or 1"
 		lr --rw ws -- "$TRY" chmod ws/s.sh 755
 		expect "root: without the broker, chmod +x inside the writable grant is denied" 1
 		assert "root: ws/s.sh kept mode 644" [ "$(stat -c %a ws/s.sh)" = 644 ]
