@@ -17,7 +17,7 @@ if [[ ${1:-} =~ ^[0-9]+$ ]]; then
 	shift
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(broker cli config dotenv egress elf expand learn secrets)
+[ ${#targets[@]} -gt 0 ] || targets=(broker cli config dotenv egress elf expand learn secrets termfilter)
 
 lr_install_deps "${LR_FUZZ_PACKAGES[@]}"
 CC=clang lr_build . build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
