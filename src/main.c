@@ -663,6 +663,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	     !policy->audit_log && !pty && !policy->report_denials && getpid() != 1))
 		return;
 	sv->pty = pty;
+	sv->pty_passthrough = policy->pty_passthrough;
 	sv->timeout_ms = policy->timeout_ms;
 	sv->grace_ms = policy->timeout_grace_ms;
 	sv->die_with_parent = policy->die_with_parent;

@@ -44,6 +44,7 @@ const struct lr_option lr_options[] = {
 	{ "private-tmp", LR_OPT_PRIVATE_TMP, LR_ARG_NONE, 0 },
 	{ "profile", LR_OPT_PROFILE, LR_ARG_REQUIRED, LR_OPTF_FILE },
 	{ "pty", LR_OPT_PTY, LR_ARG_NONE, 0 },
+	{ "pty-passthrough", LR_OPT_PTY_PASSTHROUGH, LR_ARG_NONE, 0 },
 	{ "report-denials", LR_OPT_REPORT_DENIALS, LR_ARG_NONE, 0 },
 	{ "rlimit-as", LR_OPT_RLIMIT_AS, LR_ARG_REQUIRED, 0 },
 	{ "rlimit-core", LR_OPT_RLIMIT_CORE, LR_ARG_REQUIRED, 0 },
@@ -409,6 +410,9 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	case LR_OPT_PTY:
 		p->pty = true;
+		break;
+	case LR_OPT_PTY_PASSTHROUGH:
+		p->pty_passthrough = true;
 		break;
 	case LR_OPT_PRIVATE_HOME:
 		p->private_home = true;

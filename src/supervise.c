@@ -27,6 +27,7 @@
 #include "landrun/plan.h"
 #include "landrun/seccomp.h"
 #include "landrun/supervise.h"
+#include "landrun/termfilter.h"
 #include "landrun/user.h"
 #include "landrun/util.h"
 
@@ -172,10 +173,13 @@ static int open_relay(struct lr_supervisor *sv)
 	}
 	sv->to_term = calloc(1, sizeof(*sv->to_term));
 	sv->to_pty = calloc(1, sizeof(*sv->to_pty));
-	if (!sv->to_term || !sv->to_pty) {
+	sv->filter = malloc(sizeof(*sv->filter));
+	if (!sv->to_term || !sv->to_pty || !sv->filter) {
 		free(sv->to_term);
 		free(sv->to_pty);
+		free(sv->filter);
 		sv->to_term = sv->to_pty = NULL;
+		sv->filter = NULL;
 		if (sv->term_fd != sv->term)
 			close(sv->term_fd);
 		else if (fcntl(sv->term, F_SETFL, sv->term_flags) == 0)
@@ -183,6 +187,7 @@ static int open_relay(struct lr_supervisor *sv)
 		sv->term_fd = -1;
 		return -ENOMEM;
 	}
+	lr_term_filter_init(sv->filter, sv->pty_passthrough);
 	return 0;
 }
 
@@ -850,6 +855,49 @@ static bool fill(int from, struct lr_relay_buf *b)
 	return true;
 }
 
+/* What the filter dropped, by kind, for restore_term's line. */
+static const char *dropped_kinds(const struct lr_term_filter *f)
+{
+	static const char *const names[LR_TERM_DROPPED_KINDS] = {
+		[LR_TERM_DROPPED_CLIPBOARD] = "clipboard",
+		[LR_TERM_DROPPED_FONT] = "font",
+		[LR_TERM_DROPPED_REPORT] = "title report",
+		[LR_TERM_DROPPED_PASSTHROUGH] = "tmux passthrough",
+		[LR_TERM_DROPPED_LONG] = "over-long",
+	};
+	static char buf[128];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < LR_TERM_DROPPED_KINDS; k++)
+		if (f->dropped[k])
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %lu",
+						len ? ", " : "", names[k], f->dropped[k]);
+	return buf;
+}
+
+/* Room in B for what the command writes next: what it reads, and what the
+ * filter held of it before. */
+static bool term_room(const struct lr_relay_buf *b)
+{
+	return b->len + LR_TERM_SLACK + 3 <= sizeof(b->data);
+}
+
+/* Read what the pty's master has into B, through the filter, as far as
+ * there is room (term_room).  False when the slave is done, as fill. */
+static bool fill_term(struct lr_supervisor *sv, struct lr_relay_buf *b)
+{
+	static char got[RELAY_BUF];
+	ssize_t n = read(sv->master, got, (sizeof(b->data) - b->len - LR_TERM_SLACK) / 3);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	b->len += lr_term_filter(sv->filter, got, (size_t)n, b->data + b->len);
+	return true;
+}
+
 /* Write what B holds to TO, as far as TO takes it now.  False when TO is
  * gone (B is then emptied: nobody will take it). */
 static bool flush(int to, struct lr_relay_buf *b)
@@ -886,7 +934,7 @@ static void pass_size(const struct lr_supervisor *sv)
 static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait)
 {
 	struct lr_relay_buf *out = sv->to_term, *in = sv->to_pty;
-	bool out_room = out->len < sizeof(out->data), typing = sv->term == STDIN_FILENO && sv->raw;
+	bool out_room = term_room(out), typing = sv->term == STDIN_FILENO && sv->raw;
 	struct pollfd fds[4] = {
 		{ sigfd, POLLIN, 0 },
 		/* (a master without room and without input to take is left out:
@@ -906,7 +954,7 @@ static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait
 		errno = EAGAIN;
 		return -1;
 	}
-	if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) && out_room && !fill(sv->master, out))
+	if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) && out_room && !fill_term(sv, out))
 		sv->master_eof = true;
 	/* (POLLHUP with input to take: the write fails, and drops it) */
 	if ((fds[1].revents & (POLLOUT | POLLHUP | POLLERR)) && in->len)
@@ -922,20 +970,57 @@ static int wait_relay(struct lr_supervisor *sv, int sigfd, struct timespec *wait
 	return 0;
 }
 
+/*
+ * The command has ended: what turns off the modes it left on in the user's
+ * terminal (mouse reporting, the alternate screen...: termfilter.h), after a
+ * CAN if its output was CUT (a sequence may be open), written within
+ * DRAIN_MS; and one line if the filter dropped anything.
+ */
+static void restore_term(struct lr_supervisor *sv, bool cut)
+{
+	char seq[LR_TERM_RESTORE_MAX + 1];
+	size_t len = 0, done = 0;
+	unsigned long dropped = lr_term_dropped(sv->filter);
+
+	if (cut)
+		seq[len++] = 0x18; /* CAN */
+	len += lr_term_restore(sv->filter, seq + len);
+	for (long long until = now_ms() + DRAIN_MS; done < len && !sv->term_gone;) {
+		struct pollfd p = { sv->term_fd, POLLOUT, 0 };
+		long long left = until - now_ms();
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		n = write(sv->term_fd, seq + done, len - done);
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			break;
+		done += n > 0 ? (size_t)n : 0;
+	}
+	if (dropped)
+		dprintf(STDERR_FILENO,
+			"landrun: --pty: dropped %lu sequence%s that act%s on your terminal beyond the "
+			"screen (%s); --pty-passthrough passes them\n",
+			dropped, dropped == 1 ? "" : "s", dropped == 1 ? "s" : "",
+			dropped_kinds(sv->filter));
+}
+
 /* The command has ended: show what it wrote last (for DRAIN_MS at most, and
  * what the terminal does not take by then is dropped), then close the pty,
  * so that nothing it left behind reads what is typed from now on; throw away
  * what was typed and not taken (answers to the command's last queries
- * among it), and give the terminal its mode back. */
+ * among it), and give the terminal its mode back, and the modes the
+ * command left on in it (restore_term). */
 static void end_pty(struct lr_supervisor *sv)
 {
 	long long until = now_ms() + DRAIN_MS;
 	struct lr_relay_buf *out = sv->to_term;
+	bool cut;
 
 	if (sv->master < 0)
 		return;
 	for (long long now = now_ms(); now < until && !sv->term_gone; now = now_ms()) {
-		bool room = out->len < sizeof(out->data);
+		bool room = term_room(out);
 		struct pollfd p[2] = {
 			{ sv->master_eof || !room ? -1 : sv->master, POLLIN, 0 },
 			{ out->len ? sv->term_fd : -1, POLLOUT, 0 },
@@ -945,12 +1030,14 @@ static void end_pty(struct lr_supervisor *sv)
 			break;
 		if (poll(p, 2, (int)(until - now)) <= 0)
 			break;
-		if (p[0].revents && !fill(sv->master, out))
+		if (p[0].revents && !fill_term(sv, out))
 			sv->master_eof = true;
 		if (p[1].revents && !flush(sv->term_fd, out))
 			sv->term_gone = true;
 	}
+	cut = out->len > 0;
 	out->len = 0;
+	restore_term(sv, cut);
 	sv->to_pty->len = 0;
 	if (sv->term == STDIN_FILENO && sv->raw)
 		tcflush(sv->term_fd, TCIFLUSH);

@@ -159,6 +159,7 @@ struct lr_policy {
 	bool deny_subprocess;
 	bool allow_sysv_ipc;	/* SysV shm, message queues and semaphores (the host's) */
 	bool pty;		/* relay the terminal through a new pty (a supervisor) */
+	bool pty_passthrough;	/* the relay drops nothing of what acts beyond the screen */
 	bool private_tmp;	/* a new TMPDIR when the command would get none */
 	bool private_home;	/* a new HOME when the command would get none */
 	bool add_exec;

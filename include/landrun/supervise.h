@@ -38,7 +38,10 @@
  * command ends, the relay stops and the pty is closed, so nothing it left
  * behind can read what is typed afterwards, and the command may use
  * sessions, process groups and job control freely inside (as sudo's
- * use_pty).
+ * use_pty).  What the command writes passes a filter on its way to the
+ * terminal (termfilter.h): sequences that act beyond the screen (the
+ * clipboard, reports that echo text back as input) are dropped, and the
+ * modes it left on (mouse, alternate screen...) are turned off at the end.
  *
  * Whether there is a supervisor, and what its outcome means (the exit
  * status, the audit record), main.c decides: this module forks, waits and
@@ -59,6 +62,7 @@
 #include "landrun/policy.h"
 
 struct lr_relay_buf;
+struct lr_term_filter;
 
 struct lr_supervisor {
 	/* set by the caller */
@@ -67,6 +71,7 @@ struct lr_supervisor {
 	bool die_with_parent;
 	bool handshake;			/* the child waits for lr_supervise_go */
 	bool pty;			/* relay the terminal through a new pty */
+	bool pty_passthrough;		/* its filter drops nothing (termfilter.h) */
 	/*
 	 * A tracer (--report-denials, trace.h), or NULL: every ptrace stop and
 	 * every end of a traced process that lr_supervise_wait reaps goes to
@@ -100,6 +105,7 @@ struct lr_supervisor {
 	bool term_gone;			/* its writes fail: what the command writes is dropped */
 	struct lr_relay_buf *to_term;	/* the command's output, bounded */
 	struct lr_relay_buf *to_pty;	/* what is typed, bounded */
+	struct lr_term_filter *filter;	/* what goes to the terminal passes it */
 	sigset_t saved_mask;
 	struct timespec start;		/* CLOCK_MONOTONIC, at the fork */
 	pid_t own[2];			/* landrun's own processes in the tree (lr_supervise_own) */

@@ -23,6 +23,10 @@
  * write "answers=K" to OUT, K the answers read (the terminal's R's), then
  * put the mode back.  lr-tty rawkill: raw mode, then SIGKILL itself.
  *
+ * lr-tty emit TEXT [kill]: write TEXT to fd 1, its \e, \a, \\ and \xHH
+ * decoded, then exit 0, or with "kill" die of SIGKILL (what a TUI leaves on
+ * in the terminal when it is killed).
+ *
  * lr-tty sctty: open a new pseudo-terminal and make it the controlling
  * terminal (TIOCSCTTY); exit with the errno (0: it worked).  Run it as a
  * session leader without one (setsid -w).
@@ -172,6 +176,36 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "kill"))) && !strcmp(argv[1], "emit")) {
+		char *out = malloc(strlen(argv[2]) + 1);
+		size_t n = 0;
+
+		if (!out)
+			return 1;
+		for (const char *s = argv[2]; *s; s++) {
+			if (*s != '\\' || !s[1]) {
+				out[n++] = *s;
+				continue;
+			}
+			s++;
+			if (*s == 'e')
+				out[n++] = 033;
+			else if (*s == 'a')
+				out[n++] = 7;
+			else if (*s == 'x' && s[1] && s[2]) {
+				char hex[3] = { s[1], s[2], 0 };
+
+				out[n++] = (char)strtol(hex, NULL, 16);
+				s += 2;
+			} else
+				out[n++] = *s;
+		}
+		if (write(1, out, n) != (ssize_t)n)
+			return 1;
+		if (argc == 4)
+			kill(getpid(), SIGKILL);
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "sctty")) {
 		int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), slave;
 
@@ -184,7 +218,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4 || strcmp(argv[1], "leftover") != 0) {
 		fprintf(stderr, "usage: lr-tty leftover spgrp|setsid|notty|joinshell|none OUT\n"
-				"       lr-tty flood N | ask N OUT | rawkill | sctty\n");
+				"       lr-tty flood N | ask N OUT | rawkill | sctty | emit TEXT [kill]\n");
 		return USAGE_ERROR;
 	}
 	pid = fork();

@@ -310,6 +310,56 @@ assert "--pty flood: the shell reads the next line, no answer mixed in" \
 	grep -qx "typed-after-the-flood" "$W/flood.typed"
 
 # ===========================================================================
+# --pty: what acts on the terminal beyond the screen.  The user's terminal
+# here is a tmux pane with set-clipboard on, so OSC 52 from the command makes
+# a tmux buffer (the clipboard a user pastes from), and tmux's own flags say
+# which modes the pane is in.  The command writes the clipboard, and a TUI
+# dies of SIGKILL with the alternate screen, mouse reporting and the keypad
+# on and the cursor hidden.  Judged outside: tmux's buffers and flags.
+
+FLAGS="'#{alternate_on} #{mouse_any_flag} #{mouse_sgr_flag} #{keypad_flag} #{cursor_flag}'"
+TMUX_HERE="SHELL=/bin/bash tmux -S $SOCK"
+MODES_ON='\e[?1049h\e[?1003h\e[?1006h\e=\e[?25l'
+cat >"$W/osc.sh" <<EOF
+printf '\\033]52;c;%s\\a' \$(printf clip-outside | base64)
+$LANDRUN --pty --rox $BIN -- $LRTTY emit "\\\\e]52;c;\$(printf clip-inside | base64)\\\\a" 2> $W/osc.err
+$LANDRUN --pty --pty-passthrough --rox $BIN -- $LRTTY emit "\\\\e]52;c;\$(printf clip-passed | base64)\\\\a"
+$LRTTY emit '$MODES_ON' kill
+$TMUX_HERE display -p -t osc $FLAGS > $W/modes.outside
+printf '\\033[?1049l\\033[?1003l\\033[?1006l\\033>\\033[?25h'
+$TMUX_HERE display -p -t osc $FLAGS > $W/modes.reset
+$LANDRUN --pty --rox $BIN -- $LRTTY emit '$MODES_ON' kill
+echo \$? > $W/modes.rc
+$TMUX_HERE display -p -t osc $FLAGS > $W/modes.after
+$TMUX_HERE list-buffers -F '#{buffer_sample}' > $W/osc.buffers
+EOF
+shell osc
+tm set -g set-clipboard on
+type_line osc "bash $W/osc.sh"
+wait_file "$W/osc.buffers" 30
+tm kill-session -t osc 2>/dev/null
+diag() { # (from here on, a failed check shows these)
+	echo "#   buffers: $(tr '\n' ' ' <"$W/osc.buffers" 2>/dev/null)"
+	echo "#   stderr: $(cat "$W/osc.err" 2>/dev/null)"
+	echo "#   modes outside, reset, after landrun: $(cat "$W/modes.outside" "$W/modes.reset" "$W/modes.after" 2>/dev/null | tr '\n' /)"
+	echo "#   the script: $(tr '\n' ';' <"$W/osc.sh")"
+}
+assert "control: OSC 52 outside landrun sets the clipboard (a tmux buffer)" \
+	grep -qx "clip-outside" "$W/osc.buffers"
+assert "--pty: the command's OSC 52 does not reach the clipboard" \
+	eval '[ -s "$W/osc.buffers" ] && ! grep -q "clip-inside" "$W/osc.buffers"'
+assert "--pty: ... and landrun says so in one line, naming the flag" \
+	grep -qE '^landrun: --pty: dropped 1 sequence .*clipboard 1.*--pty-passthrough' "$W/osc.err"
+assert "--pty --pty-passthrough: OSC 52 sets the clipboard" \
+	grep -qx "clip-passed" "$W/osc.buffers"
+assert "control: a TUI killed outside landrun leaves the alternate screen, the mouse, the keypad on, the cursor hidden" \
+	grep -qx "1 1 1 1 0" "$W/modes.outside"
+assert "control: printf turns them off again" grep -qx "0 0 0 0 1" "$W/modes.reset"
+assert "--pty: the TUI dies of SIGKILL (137)" grep -qx 137 "$W/modes.rc"
+assert "--pty: ... and every mode it left on in the terminal is off again" \
+	grep -qx "0 0 0 0 1" "$W/modes.after"
+
+# ===========================================================================
 # --explain: requested when a terminal is within reach; lost when the
 # command would hold another session's terminal.
 
