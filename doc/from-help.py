@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Write landrun's man pages (as scdoc) and shell completions from `landrun --help`.
 
-    from-help.py man  --landrun EXE --datadir DIR --output OUT TEMPLATE [PROFILE.conf...]
+    from-help.py man  --landrun EXE --datadir DIR --docdir DIR --output OUT TEMPLATE [PROFILE.conf...]
     from-help.py bash|zsh|fish --landrun EXE --output OUT TEMPLATE
 
 The usage text of src/cli.c is the one description of the options: the unit
@@ -10,8 +10,8 @@ test cli_usage.entry_for_every_option (tests/unit/test_cli.c) holds every
 option of the table to an entry there, and this script turns those entries
 into the man page's OPTIONS and the completions' option lists at build time,
 so that an option added to the table reaches all of them.  In the TEMPLATE,
-@OPTIONS@, @PROFILES@, @DATADIR@ and @VERSION@ (man), or @OPTIONS@ (the
-completions) are replaced.
+@OPTIONS@, @PROFILES@, @DATADIR@, @DOCDIR@ and @VERSION@ (man), or @OPTIONS@
+(the completions) are replaced.
 
 The usage's form, which this parser holds it to (and fails the build when a
 line does not fit):
@@ -288,6 +288,7 @@ def main():
     ap.add_argument("what", choices=["man", "bash", "zsh", "fish", "list"])
     ap.add_argument("--landrun", required=True)
     ap.add_argument("--datadir", default="")
+    ap.add_argument("--docdir", default="")
     ap.add_argument("--version", default="")
     ap.add_argument("--output", default="-")
     ap.add_argument("template", nargs="?")
@@ -304,7 +305,7 @@ def main():
             text = f.read()
         if a.what == "man":
             subst = {"@OPTIONS@": man_options(blocks), "@PROFILES@": man_profiles(a.profiles),
-                     "@DATADIR@": a.datadir, "@VERSION@": a.version}
+                     "@DATADIR@": a.datadir, "@DOCDIR@": a.docdir, "@VERSION@": a.version}
         else:
             subst = {"@OPTIONS@": {"bash": bash_options, "zsh": zsh_options,
                                    "fish": fish_options}[a.what](es)}

@@ -1,8 +1,8 @@
 #!/bin/bash
 # test-containers.sh - examples/Dockerfile under a real container engine
 # (Debian's docker.io, with runc), as root on Debian 12: builds the image and
-# runs every command of the README's "As a container entrypoint" as it is
-# written there, then checks from outside what an operator relies on: the
+# runs every command of docs/containers.md ("As a container entrypoint") as
+# it is written there, then checks from outside what an operator relies on: the
 # command confined (a read denied even to root, a socket and a connect
 # denied, landrun's seccomp filter on top of the engine's), exit statuses,
 # --timeout, `docker stop` (time, status, the audit log's end record),
@@ -137,15 +137,15 @@ if ! docker image inspect debian:12 >/dev/null 2>&1 &&
 fi
 docker tag debian:12 debian:12-slim
 
-# --- the README's commands, as written ------------------------------------------
-# Each `docker ...` line of the README's container section, comments off,
-# is run by `readme` below, by its text: a line that no step ran fails.
-README_LINES=$(awk '/^## As a container entrypoint/ { on = 1; next } /^## / { on = 0 }
-	on && /^    docker / { sub(/^    /, ""); sub(/ +# .*/, ""); print }' README.md)
-RAN=$WORK/readme-ran
+# --- the documented commands, as written -----------------------------------------
+# Each `docker ...` line of docs/containers.md, comments off, is run by
+# `documented` below, by its text: a line that no step ran fails.
+DOC_LINES=$(awk '/^    docker / { sub(/^    /, ""); sub(/ +# .*/, ""); print }' docs/containers.md)
+RAN=$WORK/documented-ran
 : >"$RAN"
-# readme LINE: run LINE (a README line) with bash, as a user would; OUT, RC
-readme() {
+# documented LINE: run LINE (a line of docs/containers.md) with bash, as a
+# user would; OUT, RC
+documented() {
 	echo "$1" >>"$RAN"
 	OUT=$(bash -c "$1" 2>&1)
 	RC=$?
@@ -163,7 +163,7 @@ export -f docker
 export WORK
 
 t=$(now_ms)
-readme "docker build -f examples/Dockerfile -t landrun-example ."
+documented "docker build -f examples/Dockerfile -t landrun-example ."
 printf '%s\n' "$OUT" >"$WORK/build.log"
 if [ "$RC" != 0 ]; then
 	not_ok "docker build -f examples/Dockerfile: $(tail -3 "$WORK/build.log" | oneline)"
@@ -171,15 +171,15 @@ if [ "$RC" != 0 ]; then
 fi
 ok "docker build -f examples/Dockerfile -t landrun-example . ($((($(now_ms) - t) / 1000)) s)"
 
-readme "docker run --rm landrun-example"
+documented "docker run --rm landrun-example"
 expect_out "its CMD writes /work/hello" 0 '^hello from the sandbox$'
 
 # --- confined: Landlock and seccomp in force, under the engine's profile ------------
-readme "docker run --rm --user 0 landrun-example sh -c 'cat /etc/shadow'"
+documented "docker run --rm --user 0 landrun-example sh -c 'cat /etc/shadow'"
 expect_out "Landlock: even root cannot read /etc/shadow" 1 'Permission denied'
 OUT=$(docker run --rm --user 0 --entrypoint cat $IMG /etc/shadow 2>&1); RC=$?
 expect_out "control: root reads /etc/shadow without landrun" 0 '^root:'
-readme "docker run --rm landrun-example sh -c 'cat /etc/shadow'"
+documented "docker run --rm landrun-example sh -c 'cat /etc/shadow'"
 expect_out "uid 65534 cannot read /etc/shadow" 1 'Permission denied'
 SOCK='use Socket; socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; print "made\n"'
 OUT=$(docker run --rm $IMG perl -e "$SOCK" 2>&1); RC=$?
@@ -225,7 +225,7 @@ expect_out "a bad landrun option: 125, one line naming it" 125 'no-such-flag'
 
 # --- --timeout -------------------------------------------------------------------------
 t=$(now_ms)
-readme "docker run --rm --entrypoint landrun landrun-example --profile base --timeout 2 --timeout-grace 1 -- sh -c 'trap \"\" TERM; sleep 600 & sleep 600'"
+documented "docker run --rm --entrypoint landrun landrun-example --profile base --timeout 2 --timeout-grace 1 -- sh -c 'trap \"\" TERM; sleep 600 & sleep 600'"
 dt=$(($(now_ms) - t))
 if [ "$RC" = 124 ] && [ $dt -lt 2000 ]; then not_ok "--timeout 2 ended after $dt ms, too early"; else
 	[ "$RC" = 124 ] && [ $dt -lt 10000 ] && ok "--timeout 2 --timeout-grace 1, a tree that ignores SIGTERM: 124 in $dt ms" ||
@@ -288,9 +288,9 @@ stop_case "control: a sleep as PID 1 without landrun ignores SIGTERM; the engine
 	137 9500 20000 1 --entrypoint sleep $IMG 600
 
 # --- the audit log on a volume ---------------------------------------------------------
-readme "docker run --rm -v landrun-audit:/var/log/landrun landrun-example"
+documented "docker run --rm -v landrun-audit:/var/log/landrun landrun-example"
 expect_out "the audit log on a named volume: the run" 0 '^hello from the sandbox$'
-readme "docker run --rm -v landrun-audit:/v --entrypoint cat landrun-example /v/audit.jsonl"
+documented "docker run --rm -v landrun-audit:/v --entrypoint cat landrun-example /v/audit.jsonl"
 events=$(sed -n 's/.*"event":"\([a-z]*\)".*/\1/p' <<<"$OUT" | tr '\n' ' ')
 # the two stops, then this run
 if [ "$events" = "started cancelled started cancelled started completed " ] &&
@@ -325,9 +325,9 @@ zombie_case "landrun as PID 1 reaps 20 orphans" 0 $IMG sh -c "$ORPHANS"
 zombie_case "control: a PID 1 that does not reap keeps them" 20 --entrypoint sh $IMG -c "$ORPHANS"
 
 # --- --read-only and --user --------------------------------------------------------------
-readme "docker run --rm --read-only --tmpfs /tmp -v landrun-work:/work -v landrun-audit:/var/log/landrun landrun-example"
+documented "docker run --rm --read-only --tmpfs /tmp -v landrun-work:/work -v landrun-audit:/var/log/landrun landrun-example"
 expect_out "--read-only, with a tmpfs on /tmp and volumes for /work and the log" 0 '^hello from the sandbox$'
-readme "docker run --rm --user 1000:1000 landrun-example"
+documented "docker run --rm --user 1000:1000 landrun-example"
 expect_out "--user 1000:1000" 0 '^hello from the sandbox$'
 OUT=$(docker run --rm --user 1000:1000 $IMG sh -c 'id -u; id -g' 2>&1); RC=$?
 expect_out "--user 1000:1000: the command runs as 1000:1000" 0 '^1000$'
@@ -367,7 +367,7 @@ else
 	skip "the engine's seccomp profile refusing landlock_* or seccomp: no $PROFILE to start from"
 fi
 
-# --- a harness profile, as the README says it fares ----------------------------------
+# --- a harness profile, as docs/containers.md says it fares -------------------------
 # (the example image has no CA certificates, which the profiles read: the host's)
 if [ -d /etc/ssl/certs ] && [ -d /usr/share/ca-certificates ]; then
 	H=(-v /etc/ssl/certs:/etc/ssl/certs:ro -v /usr/share/ca-certificates:/usr/share/ca-certificates:ro
@@ -385,7 +385,7 @@ fi
 # --- an interactive shell: docker run -it, in tmux -----------------------------------------
 # pane_has REGEX: the screen shows it
 pane_has() { tmux -L landrun-containers capture-pane -p -t lr 2>/dev/null | grep -Eq "$1"; }
-tty_case() { # DESC SHELL: the README's confined shell, typed into
+tty_case() { # DESC SHELL: the documented confined shell, typed into
 	local desc=$1 line=$2 rc
 	rm -f "$WORK/tty.rc"
 	echo "$line" >>"$RAN"
@@ -417,15 +417,15 @@ tty_case() { # DESC SHELL: the README's confined shell, typed into
 tty_case "docker run -it: a confined sh" "docker run --rm -it landrun-example sh"
 tty_case "docker run -it: a confined bash" "docker run --rm -it landrun-example bash"
 
-# --- every README line was run ------------------------------------------------------------
+# --- every documented line was run -------------------------------------------------------
 n=0
 while IFS= read -r line; do
 	[ -n "$line" ] || continue
 	n=$((n + 1))
-	grep -qxF "$line" "$RAN" || not_ok "the README's container section: not run here: $line"
-done <<<"$README_LINES"
-[ $n -gt 5 ] && ok "every one of the $n docker commands of the README's container section was run" ||
-	not_ok "the README's container section has only $n docker commands"
+	grep -qxF "$line" "$RAN" || not_ok "docs/containers.md: not run here: $line"
+done <<<"$DOC_LINES"
+[ $n -gt 5 ] && ok "every one of the $n docker commands of docs/containers.md was run" ||
+	not_ok "docs/containers.md has only $n docker commands"
 
 docker volume rm -f landrun-audit landrun-work >/dev/null 2>&1
 finish

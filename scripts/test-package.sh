@@ -86,6 +86,14 @@ check "landrun(1) documents --profile" sh -c 'zcat /usr/share/man/man1/landrun.1
 check "bash completion" has /usr/share/bash-completion/completions/landrun
 check "zsh completion" has /usr/share/zsh/vendor-completions/_landrun
 check "fish completion" has /usr/share/fish/vendor_completions.d/landrun.fish
+# the reference, docs/*.md (dh_compress gzips those over 4 kB), named by the
+# man page
+has_doc() { has "/usr/share/doc/landrun/$1" || has "/usr/share/doc/landrun/$1.gz"; }
+for d in docs/*.md; do
+	check "the reference: ${d#docs/} in /usr/share/doc/landrun" has_doc "${d#docs/}"
+done
+check "landrun(1) names /usr/share/doc/landrun/" \
+	sh -c 'zcat /usr/share/man/man1/landrun.1.gz | grep -q "/usr/share/doc/landrun/"'
 check "the profiles found in /usr/share/landrun/profiles" \
 	sh -c 'landrun --profile base --explain 2>&1 | grep -q /usr/share/landrun/profiles/base.conf'
 

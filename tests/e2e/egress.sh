@@ -872,7 +872,7 @@ else
 	# the documented weakness: the proxy's port on any other address is open
 	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sh -c \
 		'p=${HTTPS_PROXY##*:}; exec "$1" tcp-connect 11.2.2.2 "$p"' sh "$NET"
-	expect "no user namespaces: the proxy's port on 11.2.2.2 is not denied (refused by its host, as the README says)" 111
+	expect "no user namespaces: the proxy's port on 11.2.2.2 is not denied (refused by its host, as docs/usage.md says)" 111
 fi
 
 tap_done

@@ -219,7 +219,7 @@ t_planted_git() {
 	lrs --rw g --ro /etc/passwd,/etc/group,/etc/gitconfig,/dev/urandom -- git -C g diff
 	if [ "$RC" = 0 ] && out_has "+more"; then tap_ok "${D[6]}"; else tap_not_ok "${D[6]}"; fi
 	# as uid 0 the command may not chmod, which git init needs: started as
-	# root, it runs as uid 65534 in a src of its own (README: Running as root)
+	# root, it runs as uid 65534 in a src of its own (docs/harnesses.md: Running as root)
 	local as=()
 	if [ "$(id -u)" = 0 ]; then
 		as=(--user 65534:65534)

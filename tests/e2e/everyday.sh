@@ -42,7 +42,7 @@ W=$TMP/t/.work
 P=$TMP/t/webapp
 SECRET=sk-everyday-$$-$RANDOM
 # Started as root, every command runs as uid 65534 (--user) in a project
-# that is theirs, as the README tells root to (Running as root): as uid 0 it
+# that is theirs, as docs/harnesses.md tells root to (Running as root): as uid 0 it
 # may not chmod, which git clone, pip and the linker need.
 AS_USER=()
 RUN_UID=$(id -u)
@@ -119,7 +119,7 @@ screen() { tm capture-pane -p -J -t tui 2>/dev/null; }
 screen_has() { screen | grep -qE -- "$1"; }	# REGEX
 screen_lacks() { ! screen | grep -qE -- "$1"; }	# REGEX
 # bash's job control, which the filter denies while a terminal is within
-# reach (tty.foreground in --explain, README: The terminal)
+# reach (tty.foreground in --explain, docs/harnesses.md: The terminal)
 NO_JOBS='^bash: initialize_job_control: setpgid: Operation not permitted$'
 # bash_started_clean: nothing on the screen but landrun's notice, the prompt
 # and that line (no error from a start-up file)
@@ -468,8 +468,8 @@ fi
 
 # ---------------------------------------------------------------------------
 # What the command line adds to the profile and the project, the repository
-# as the project, and the Go landrun's command lines (README: Running a
-# coding harness, Compatibility with the Go landrun)
+# as the project, and the Go landrun's command lines (docs/harnesses.md,
+# docs/compatibility.md)
 
 LIBS=$TMP/t/libs
 mkdir -p "$LIBS" && echo 'lib data' >"$LIBS/l.txt" && chmod -R a+rX "$LIBS"
@@ -501,7 +501,7 @@ outside "Go landrun: --rw DIR is writable" test -e "$W/go/made"
 lr --rox /usr -- cat /etc/passwd
 denied "Go landrun: no profile is added (no /etc/passwd of base)" "Permission denied"
 
-# a repository that tracks its .env: as the README's table says
+# a repository that tracks its .env: as docs/secrets.md's table says
 T=$TMP/t/tracked
 mkdir -p "$T" && (cd "$T" && echo 'A=1' >.env && echo x >f && git init -q && git add -A &&
 	git -c user.name=dev -c user.email=dev@example.invalid commit -qm i) &&

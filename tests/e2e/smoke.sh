@@ -67,7 +67,7 @@ workspace() { # NAME
 # inside SCRIPT: sh -c SCRIPT in the workspace, confined (plus the grants
 # in the array EXTRA, if any).  Started as root, the command runs as uid
 # 65534 (--user), in a workspace of its own: as uid 0 it may not chmod,
-# which git and the linker need (README: Running as root).
+# which git and the linker need (docs/harnesses.md: Running as root).
 EXTRA=()
 AS_USER=()
 [ "$(id -u)" = 0 ] && AS_USER=(--user 65534:65534)

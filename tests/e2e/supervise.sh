@@ -516,7 +516,7 @@ t_audit_refused() {
 	else tap_not_ok "control: without --audit-log it runs there (warn)"; fi
 }
 
-# The schema of the README, checked line by line.
+# The schema of docs/supervisor.md, checked line by line.
 # The placement check looks at the file, not at its name: a bind mount that
 # shows the log's directory inside a writable grant is refused too (the
 # command replaced the started record through it).

@@ -4,8 +4,8 @@
  * (secrets.c).  The same input is read two ways:
  *
  * - as a path: each component (split at '/' and NUL) goes to
- *   lr_secret_name, which must agree with a model written from the README's
- *   rules with fnmatch(3), and to lr_protected_name;
+ *   lr_secret_name, which must agree with a model written from the rules
+ *   of docs/secrets.md with fnmatch(3), and to lr_protected_name;
  * - as a git config file: lr_gitconfig_paths must report only the keys it
  *   knows, and report the same with the changes git itself ignores (CRLF
  *   line ends, a UTF-8 byte order mark), and a well-formed hooksPath after
@@ -34,7 +34,7 @@ static bool glob(const char *pattern, const char *name)
 	return fnmatch(pattern, name, FNM_CASEFOLD) == 0;
 }
 
-/* The README's families, by glob: 2 a template, 1 a secret, 0 neither. */
+/* docs/secrets.md's families, by glob: 2 a template, 1 a secret, 0 neither. */
 static int model_family(const char *name)
 {
 	static const char *const secrets[] = { ".env", ".envrc", ".env.*", "*.env" };

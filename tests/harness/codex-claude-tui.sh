@@ -19,8 +19,8 @@
 # its onboarding and key approval from a .claude.json in its sandbox
 # CLAUDE_CONFIG_DIR.  Then the npm packages' own commands print their
 # version under landrun: node_modules/.bin/codex (a Node script that starts
-# the native binary: granted with --rox of the package directory, as the
-# README says) and node_modules/.bin/claude.  TAP output; a harness that is
+# the native binary: granted with --rox of the package directory, as
+# docs/harnesses.md says) and node_modules/.bin/claude.  TAP output; a harness that is
 # not installed and cannot be (npm registry unreachable) is skipped.
 
 set -u

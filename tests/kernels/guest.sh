@@ -461,7 +461,7 @@ contract unix
 # With Landlock ABI 9 the command may use UNIX sockets inside its --rw grants (and only
 # there: the attacks above); below it seccomp denies socket(AF_UNIX) altogether.
 # (With --connect-tcp and no --bind-tcp, listen(2) is denied below ABI 9, where no
-# UNIX socket can be made either; from ABI 9 UNIX servers need it, as the README says.)
+# UNIX socket can be made either; from ABI 9 UNIX servers need it, as docs/usage.md says.)
 policy default
 lr "$NET" unix-connect "$F/rw/in.sock"
 if ge 9; then
