@@ -4,7 +4,7 @@
  * masked value where one is denied, so that junk in the upper half of a
  * register can neither slip a denied value through nor turn an allowed one
  * into something else (the TIOCSTI bypass of CVE-2019-10063 is the classic).
- * Why each call is denied, and what that costs, is in the README.
+ * Why each call is denied, and what that costs, is in docs/layers.md (The seccomp filter).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -101,7 +101,7 @@ static int proc_fd = -1;
  * filter denies prlimit64 of another pid) is undone before the supervisor's
  * work at the end (walking /proc needs descriptors, the audit log's end
  * record file size).  A hard limit lowered cannot be raised again: the
- * supervisor then fails as it can (README, what confines the supervisor).
+ * supervisor then fails as it can (docs/supervisor.md, what confines the supervisor).
  */
 static void hold_limits(void)
 {

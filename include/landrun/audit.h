@@ -4,8 +4,8 @@
  * one write(2) per record, by the supervisor, outside the sandbox.  Every
  * run writes "started", then "completed" (the command ended by itself) or
  * "cancelled" (the run was ended: timeout, a forwarded signal, the parent's
- * death).  The records are versioned ("schema": 1) and documented in the
- * README.  Never prints, never exits.
+ * death).  The records are versioned ("schema": 1) and documented in
+ * docs/supervisor.md (The audit log).  Never prints, never exits.
  */
 #ifndef LANDRUN_AUDIT_H
 #define LANDRUN_AUDIT_H
