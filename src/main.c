@@ -545,6 +545,44 @@ static void tell(const struct lr_policy *policy, const struct lr_holes *holes)
 	free(line.s);
 }
 
+/* With --allow-domain, one line more: where the command's network leads,
+ * and how to add to it (a model that does not answer is what a harness's
+ * user meets first). */
+static void tell_network(const struct lr_policy *policy)
+{
+	struct lr_buf line = { 0 };
+	char text[300];
+
+	if (!policy->n_allow_domains)
+		return;
+	add_part(&line, "network: only through landrun's proxy, to ");
+	for (size_t i = 0; i < policy->n_allow_domains && i < 4; i++) {
+		lr_egress_dest_text(&policy->allow_domains[i], text, sizeof(text));
+		if ((i && lr_buf_add(&line, ", ", 2) < 0) || lr_buf_add(&line, text, strlen(text)) < 0)
+			lr_die("out of memory");
+	}
+	if (policy->n_allow_domains > 4) {
+		snprintf(text, sizeof(text), " and %zu more", policy->n_allow_domains - 4);
+		if (lr_buf_add(&line, text, strlen(text)) < 0)
+			lr_die("out of memory");
+	}
+	for (size_t i = 0; i < policy->n_connect_tcp; i++) {
+		const struct lr_port_range *r = &policy->connect_tcp[i];
+
+		if (r->first == r->last)
+			snprintf(text, sizeof(text), "%s%u", i ? "," : ", and the host's 127.0.0.1 port ",
+				 r->first);
+		else
+			snprintf(text, sizeof(text), "%s%u-%u",
+				 i ? "," : ", and the host's 127.0.0.1 ports ", r->first, r->last);
+		if (lr_buf_add(&line, text, strlen(text)) < 0)
+			lr_die("out of memory");
+	}
+	add_part(&line, "add a host: --allow-domain NAME; a local model: --connect-tcp PORT");
+	lr_notice("%s", line.s);
+	free(line.s);
+}
+
 /* Secrets and protected paths inside the grants: found, then carved around. */
 static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 		     struct lr_holes *holes)
@@ -974,6 +1012,7 @@ int main(int argc, char **argv)
 		lr_warn("--landlock-audit: the kernel records nothing: that needs Landlock ABI 7 "
 			"(Linux 6.15) and a Landlock domain (here: ABI %d)", plan.abi_kernel);
 	tell(&policy, &holes);
+	tell_network(&policy);
 	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
 		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
 		command);
