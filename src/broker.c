@@ -135,6 +135,54 @@ static const struct lr_broker_root *root_of(const struct lr_broker *b, const cha
 	return best;
 }
 
+/*
+ * Does the file at PATH begin with "#!"?  Executing it, the kernel reads
+ * that line itself (the interpreter and its argument: "#!/bin/echo KEY")
+ * and the interpreter shows it, with no open of the command's that the
+ * broker could refuse.  A file landrun cannot read may be so too (the
+ * kernel reads a script with execute permission only): true.
+ */
+static bool begins_with_shebang(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	char two[2];
+	struct stat st;
+	bool yes;
+
+	if (fd < 0)
+		return errno != ENOENT && errno != ELOOP; /* gone; or a link, its target's own */
+	yes = fstat(fd, &st) < 0 || (S_ISREG(st.st_mode) && (read(fd, two, 2) != 2 || (two[0] == '#' && two[1] == '!')));
+	close(fd);
+	return yes;
+}
+
+/*
+ * In a brokered directory that gives Landlock's rights to read and execute
+ * (B->reads), a secret beneath it can be executed: where one begins with
+ * "#!", the directories above it give no execute right (what is made there
+ * cannot be run; what existed at start keeps its own rule), and one line
+ * says so.
+ */
+static void no_exec_above_scripts(const struct lr_holes *holes, struct lr_fs_rule *r)
+{
+	for (size_t i = 0; i < holes->n; i++) {
+		const struct lr_hole *h = &holes->v[i];
+		char dir[PATH_MAX * 4], file[PATH_MAX * 4];
+
+		if (!h->brokered || !lr_path_beneath(h->path, r->realpath) ||
+		    !begins_with_shebang(h->path))
+			continue;
+		r->rights &= ~(uint64_t)LANDLOCK_ACCESS_FS_EXECUTE;
+		lr_escape(dir, sizeof(dir), r->realpath, strlen(r->realpath), true);
+		lr_escape(file, sizeof(file), h->path, strlen(h->path), true);
+		lr_notice("what is made in %s cannot be run: %s, a secret file beneath it, begins "
+			  "with #! (running it would show its first line); --allow-dotenv %s lifts "
+			  "this",
+			  dir, file, file);
+		return;
+	}
+}
+
 int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 		       struct lr_fs_rules *rules, struct lr_holes *holes, char *err,
 		       size_t errlen)
@@ -171,8 +219,10 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 		r->rights &= ~NAME_RIGHTS;
 		/* a carved directory: what is made there may be read and run
 		 * (and a secret in it too, by Landlock: the broker opens all) */
-		if (r->carved && r->is_dir && b->reads)
+		if (r->carved && r->is_dir && b->reads) {
 			r->rights |= lr_plan_fs_rights(plan, r->grant->access, true) & exposed;
+			no_exec_above_scripts(holes, r);
+		}
 	}
 	return 0;
 }

@@ -17,6 +17,8 @@
 #             secret; renaming, linking or symlinking a secret to another name
 #             (its content is never read); renaming .git away; writing
 #             .git/config; each with the line that names the flag
+#   #!:       a secret that begins with #! is not run (the kernel would show
+#             its first line)
 #   races:    a second thread rewriting the path between an ordinary file and
 #             .env (reads), an ordinary name and .claude (mkdir)
 #   after:    a plain git status in the project and in its subdirectories
@@ -249,8 +251,30 @@ t_root() {
 	assert "${D[5]}" eval '[ "$RC" = 0 ] && [ "$("$TRY" xattrs "$P/src/a.c")" = user.lr ]'
 }
 
+# A secret that begins with #! and is run: the kernel reads its first line
+# itself, and the interpreter shows it, with no open to refuse.
+t_shebang() {
+	needs_broker "control: outside, running the secret shows its first line" \
+		"refused: a secret that begins with #! is not run (its first line is not shown)" \
+		"control: a program made in a subdirectory runs" \
+		"... and landrun says why one made at the root cannot" || return
+	project
+	printf '#!/bin/echo %s\n' "$SECRET" >"$P/.envrc" && chmod +x "$P/.envrc" || exit 1
+	(cd "$P" && ./.envrc) >"$W/out" 2>&1
+	assert "control: outside, running the secret shows its first line" grep -qF -- "$SECRET" "$W/out"
+	lr -- sh -c './.envrc; sh -c "exec ./.envrc"; "$1" exec ./.envrc' sh "$TRY"
+	assert "refused: a secret that begins with #! is not run (its first line is not shown)" \
+		eval '[ "$RC" != 0 ] && no_secret'
+	lr -- sh -c 'cp /bin/true src/t && ./src/t'
+	assert "control: a program made in a subdirectory runs" eval '[ "$RC" = 0 ]'
+	assert "... and landrun says why one made at the root cannot" \
+		err_has ".envrc, a secret file beneath it, begins with #! (running it would show its first line)"
+	rm -f "$P/.envrc"
+}
+
 t_works
 t_refused
+t_shebang
 t_races
 t_after
 t_root
