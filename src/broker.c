@@ -167,18 +167,16 @@ static void no_exec_above_scripts(const struct lr_holes *holes, struct lr_fs_rul
 {
 	for (size_t i = 0; i < holes->n; i++) {
 		const struct lr_hole *h = &holes->v[i];
-		char dir[PATH_MAX * 4], file[PATH_MAX * 4];
 
 		if (!h->brokered || !lr_path_beneath(h->path, r->realpath) ||
 		    !begins_with_shebang(h->path))
 			continue;
 		r->rights &= ~(uint64_t)LANDLOCK_ACCESS_FS_EXECUTE;
-		lr_escape(dir, sizeof(dir), r->realpath, strlen(r->realpath), true);
-		lr_escape(file, sizeof(file), h->path, strlen(h->path), true);
+		/* (lr_notice shows what a terminal would act on escaped) */
 		lr_notice("what is made in %s cannot be run: %s, a secret file beneath it, begins "
 			  "with #! (running it would show its first line); --allow-dotenv %s lifts "
 			  "this",
-			  dir, file, file);
+			  r->realpath, h->path, h->path);
 		return;
 	}
 }
