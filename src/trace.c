@@ -512,6 +512,7 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	case MAKE:
 		d.op = LR_DENIED_CREATE;
 		d.path = canonical(full, false);
+		d.dir = strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0;
 		break;
 	case REMOVE:
 		d.op = LR_DENIED_REMOVE;

@@ -54,6 +54,7 @@ struct lr_denial {
 	char comm[16];		/* the process, at its first such denial */
 	pid_t pid;		/* its thread group */
 	bool main;		/* it is the command itself (landrun's child) */
+	bool dir;		/* CREATE: the entry is a directory (mkdir) */
 	unsigned long count;
 };
 
@@ -110,9 +111,14 @@ enum lr_advice_kind {
 
 struct lr_advice {
 	enum lr_advice_kind kind;
-	const char *key;	/* GRANT: "ro", "rox", "rw", "unix", "connect-tcp", "bind-tcp" */
+	const char *key;	/* GRANT: "ro", "rox", "rw", "unix", "connect-tcp", "bind-tcp",
+				 * or "mkdir" (a directory to make, granting nothing) */
 	char *value;		/* GRANT: the path or the port */
 	char *note;		/* NOTE: why, and what a human might do; GRANT: a remark, or NULL */
+	bool mkdir;		/* GRANT rw: VALUE is a directory to make first, too
+				 * (--mkdir VALUE --rw VALUE) */
+	bool probe;		/* NOTE: a probe that programs do without (/proc/filesystems,
+				 * the locale's files): reported apart, never learned */
 };
 
 /* What would allow D.  0, or -ENOMEM. */
@@ -123,6 +129,13 @@ void lr_advice_free(struct lr_advice *a);
 /* What D was, for humans: "read /etc/gitconfig", "connect to TCP port 443",
  * "socket AF_INET6 SOCK_DGRAM", "mount".  malloc'd, or NULL. */
 char *lr_denial_what(const struct lr_denial *d);
+
+/*
+ * Is PATH (canonical) a directory of HOME's that every tool of the user
+ * shares (~/.cache, ~/.config, ~/.local, ~/.local/share, ~/.local/state)?
+ * Why, or NULL.
+ */
+const char *lr_learn_tools_dir(const char *path, const char *home);
 
 /* The line --report-denials prints for D (no "landrun: ", no newline):
  * "denied read /etc/gitconfig (by git, pid 4242) -> --ro /etc/gitconfig".
@@ -137,6 +150,8 @@ struct lr_learned_entry {
 	char *value;
 	char *what;		/* "read under /etc/ssl", or the note's whole text */
 	unsigned long count;
+	bool mkdir;		/* rw: "mkdir = VALUE" goes first, VALUE being a directory
+				 * the command makes (and landrun makes for it) */
 };
 
 struct lr_learned {
@@ -161,9 +176,11 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 
 /* Widen the paths learned to the directory a human would grant: two or
  * more beneath one directory become that directory, never / or a top
- * directory (/etc), a shared one (/tmp), $HOME or above, one in /proc,
+ * directory (/etc), a shared one (/tmp), $HOME or above, one the tools of
+ * the home share (~/.cache, ~/.config, ~/.local/share...), one in /proc,
  * /sys or /dev, one with a secret's name, nor for writing a protected one.
- * 0, or -ENOMEM. */
+ * A "mkdir" alone above a directory made and granted goes (--mkdir makes
+ * the parents too).  0, or -ENOMEM. */
 int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx);
 
 /* The file's new text: malloc'd, or NULL.  INCLUDE: a profile to include
