@@ -92,9 +92,11 @@ int lr_denials_add(struct lr_denials *l, struct lr_denial *d)
 
 	if (!d->count)
 		d->count = 1;
+	d->last = ++l->seen;
 	for (size_t i = 0; i < l->n; i++) {
 		if (same_denial(&l->v[i], d)) {
 			l->v[i].count += d->count;
+			l->v[i].last = d->last;
 			l->v[i].dir |= d->dir;
 			lr_denial_free(d);
 			return 0;
@@ -943,6 +945,25 @@ char *lr_denial_what(const struct lr_denial *d)
 	default:
 		return format("%s %s", verbs[d->op], asked);
 	}
+}
+
+size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
+			     bool failed, size_t *order)
+{
+	size_t n = 0, last = SIZE_MAX;
+
+	for (size_t i = 0; i < denials->n; i++)
+		if (!is_probe[i] && (last == SIZE_MAX || denials->v[i].last > denials->v[last].last))
+			last = i;
+	if (failed && last != SIZE_MAX)
+		order[n++] = last;
+	for (size_t i = 0; i < denials->n; i++)
+		if (!is_probe[i] && !(failed && i == last))
+			order[n++] = i;
+	for (size_t i = 0, k = n; i < denials->n; i++)
+		if (is_probe[i])
+			order[k++] = i;
+	return n;
 }
 
 char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)

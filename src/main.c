@@ -588,30 +588,73 @@ struct lifetime {
 	size_t n_fds;
 };
 
-/* --report-denials, --learn: what the command was denied, after the run. */
-static void report_denials(const struct lr_policy *policy, struct lifetime *life)
+/* --report-denials, --learn: what the command was denied, after the run:
+ * the likely cause first when it FAILED (with STATUS), the probes that
+ * programs do without last, in one line (each at --log-level info). */
+static void report_denials(const struct lr_policy *policy, struct lifetime *life, bool failed,
+			   int status)
 {
 	const struct lr_denials *all = &life->tracer.denials;
-	size_t settings = 0;
+	struct lr_advice *advice = calloc(all->n + 1, sizeof(*advice));
+	bool *probe = calloc(all->n + 1, sizeof(*probe));
+	size_t *order = calloc(all->n + 1, sizeof(*order));
+	struct lr_buf probes = { 0 };
+	size_t settings = 0, real = 0, n_probes = 0, advised = 0;
 	int r = life->tracer.error;
 
-	for (size_t i = 0; r == 0 && i < all->n; i++) {
-		_cleanup_free_ char *line = NULL, *record = NULL;
-		struct lr_advice a;
-
-		if ((r = lr_learn_advise(&all->v[i], &life->learn, &a)) < 0)
+	if (!advice || !probe || !order)
+		r = -ENOMEM;
+	for (; r == 0 && advised < all->n; advised++) {
+		if ((r = lr_learn_advise(&all->v[advised], &life->learn, &advice[advised])) < 0)
 			break;
-		line = lr_learn_report_line(&all->v[i], &a);
+		probe[advised] = advice[advised].probe;
+	}
+	if (r == 0)
+		real = lr_learn_report_order(all, probe, failed, order);
+	if (r == 0 && failed && real > 1)
+		fprintf(stderr, "landrun: the command failed (status %d): its last denial first\n",
+			status);
+	for (size_t k = 0; r == 0 && k < all->n; k++) {
+		const struct lr_denial *d = &all->v[order[k]];
+		const struct lr_advice *a = &advice[order[k]];
+		_cleanup_free_ char *line = NULL, *record = NULL, *what = NULL;
+
+		line = lr_learn_report_line(d, a);
 		if (life->audit.fd >= 0)
-			record = lr_audit_denied(&life->audit, &all->v[i], &a);
-		if (!line || (life->audit.fd >= 0 && !record))
+			record = lr_audit_denied(&life->audit, d, a);
+		if (!line || (life->audit.fd >= 0 && !record)) {
 			r = -ENOMEM;
-		lr_advice_free(&a);
-		if (line)
+			break;
+		}
+		if (k < real || policy->log_level >= LR_LOG_INFO) {
 			fprintf(stderr, "landrun: %s\n", line);
+		} else if (n_probes++ < 3) {
+			/* the command's paths: escaped */
+			what = lr_denial_what(d);
+			if (!what || lr_buf_add(&probes, n_probes > 1 ? ", " : "", n_probes > 1 ? 2 : 0) < 0 ||
+			    lr_buf_add(&probes, what, strlen(what)) < 0)
+				r = -ENOMEM;
+		}
 		if (record && lr_audit_write(&life->audit, record) < 0)
 			lr_warn("--audit-log %s: cannot write a denial", policy->audit_log);
 	}
+	if (r == 0 && n_probes) {
+		_cleanup_free_ char *list = lr_escape_dup(probes.s ? probes.s : "");
+
+		if (!list)
+			r = -ENOMEM;
+		else
+			fprintf(stderr, "landrun: and %zu probe%s that programs do without (%s%s): "
+					"not needed; --log-level info shows %s\n",
+				n_probes, n_probes == 1 ? "" : "s", list, n_probes > 3 ? ", ..." : "",
+				n_probes == 1 ? "it" : "them");
+	}
+	free(probes.s);
+	for (size_t i = 0; advice && i < advised; i++)
+		lr_advice_free(&advice[i]);
+	free(advice);
+	free(probe);
+	free(order);
 	if (r < 0)
 		lr_warn("--report-denials: %s: the report is short", strerror(-r));
 	if (all->dropped)
@@ -725,12 +768,12 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		lr_warn("supervisor: %s", r == -ETIMEDOUT
 						  ? "processes of the tree could not be ended"
 						  : strerror(-r));
-	if (ready && policy->report_denials)
-		report_denials(policy, life);
 	status = !out.ended		   ? LR_EXIT_FAILURE
 		 : out.why == LR_END_TIMEOUT ? 124
 		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
 					   : 128 + WTERMSIG(out.status);
+	if (ready && policy->report_denials)
+		report_denials(policy, life, status != 0, status);
 	if (ready && life->audit.fd >= 0 &&
 	    (!(ended = lr_audit_ended(&life->audit, &out, status)) ||
 	     (r = lr_audit_write(&life->audit, ended)) < 0))

@@ -56,6 +56,8 @@ struct lr_denial {
 	bool main;		/* it is the command itself (landrun's child) */
 	bool dir;		/* CREATE: the entry is a directory (mkdir) */
 	unsigned long count;
+	unsigned long last;	/* when it was last denied: the order among all the
+				 * denials of the run, from 1 (lr_denials_add) */
 };
 
 /* Distinct denials kept; more are counted only. */
@@ -65,11 +67,13 @@ struct lr_denials {
 	struct lr_denial *v;
 	size_t n;
 	unsigned long dropped;	/* denials not kept (past LR_DENIALS_MAX) */
+	unsigned long seen;	/* denials counted, kept or not */
 };
 
 /* Count D: a denial of the same thing (op and target) seen before counts
  * once more, else D is kept (and its strings taken over: D is emptied).
- * 0, or -ENOMEM. */
+ * Either way the one kept is now the last denied (its LAST).  0, or
+ * -ENOMEM. */
 int lr_denials_add(struct lr_denials *l, struct lr_denial *d);
 void lr_denial_free(struct lr_denial *d);
 void lr_denials_free(struct lr_denials *l);
@@ -136,6 +140,16 @@ char *lr_denial_what(const struct lr_denial *d);
  * Why, or NULL.
  */
 const char *lr_learn_tools_dir(const char *path, const char *home);
+
+/*
+ * The order --report-denials prints DENIALS in (ORDER gets the indices of
+ * every denial, DENIALS->n of them): those that are not probes (their
+ * advice's PROBE, in IS_PROBE) first, in the order they were first seen,
+ * but when the command FAILED, the last denied of them before all (the
+ * likeliest cause); then the probes.  Returns how many are not probes.
+ */
+size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
+			     bool failed, size_t *order);
 
 /* The line --report-denials prints for D (no "landrun: ", no newline):
  * "denied read /etc/gitconfig (by git, pid 4242) -> --ro /etc/gitconfig".

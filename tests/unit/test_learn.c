@@ -818,3 +818,43 @@ Test(learn_file, made_and_granted)
 	free(text);
 	lr_learned_free(&l);
 }
+
+/* The likeliest cause first when the command failed; the probes last. */
+Test(learn_denials, report_order)
+{
+	struct lr_denials l = { 0 };
+	struct lr_denial d;
+	bool probe[4] = { false, true, false, false };
+	size_t order[4];
+
+	d = fs(LR_DENIED_READ, "/srv/a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/proc/filesystems", "/proc/filesystems");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/srv/b", "/srv/b");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/srv/c", "/srv/c");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	/* /srv/a again: the last now */
+	d = fs(LR_DENIED_READ, "/srv/a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_eq(l.n, 4);
+	cr_expect_eq(l.v[0].last, 5);
+	cr_expect_eq(l.v[3].last, 4);
+
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 3);
+	cr_expect(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	cr_expect_eq(lr_learn_report_order(&l, probe, false, order), 3);
+	cr_expect(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	/* the last is another */
+	d = fs(LR_DENIED_READ, "/srv/c", "/srv/c");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 3);
+	cr_expect(order[0] == 3 && order[1] == 0 && order[2] == 2 && order[3] == 1);
+	/* only probes */
+	for (int i = 0; i < 4; i++)
+		probe[i] = true;
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 0);
+	cr_expect(order[0] == 0 && order[3] == 3);
+	lr_denials_free(&l);
+}
