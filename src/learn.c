@@ -947,6 +947,68 @@ char *lr_denial_what(const struct lr_denial *d)
 	}
 }
 
+/* Append TEXT to B, after SEP when B holds something already. */
+static int buf_item(struct lr_buf *b, const char *sep, const char *text, const char *text2)
+{
+	int r = b->len ? lr_buf_add(b, sep, strlen(sep)) : 0;
+
+	if (r == 0)
+		r = lr_buf_add(b, text, strlen(text));
+	if (r == 0 && text2)
+		r = lr_buf_add(b, text2, strlen(text2));
+	return r;
+}
+
+char *lr_learn_home_line(char *const *missing, size_t n, unsigned long total, const bool *yours,
+			 const char *home)
+{
+	struct lr_buf looked = { 0 }, flags = { 0 };
+	_cleanup_free_ char *head = NULL;
+	size_t shown = 0, mine = 0;
+	char *line = NULL, *escaped;
+	int r = 0;
+
+	/* those the caller's HOME has first, then a few others */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			bool has = yours[i] && home;
+
+			if (pass == 0 && has) {
+				r = buf_item(&flags, ",", home, missing[i] + 1);
+				mine++;
+			}
+			if (r == 0 && (pass == 0) == has && (has || shown < 3)) {
+				r = buf_item(&looked, ", ", missing[i], NULL);
+				shown++;
+			}
+		}
+	if (r == 0 && !looked.s)
+		return NULL; /* nothing looked for */
+	if (r == 0 && total > shown)
+		head = format("HOME is a new, empty directory (private-home): the command looked "
+			      "there for %s and %lu more, and found nothing",
+			      looked.s, total - shown);
+	else if (r == 0)
+		head = format("HOME is a new, empty directory (private-home): the command looked "
+			      "there for %s, and found nothing",
+			      looked.s);
+	if (head && mine)
+		line = format("%s; your HOME has %s: --env HOME --ro %s gives it yours (or "
+			      "--env HOME=DIR --rw DIR, a HOME of its own that stays)",
+			      head, mine == 1 ? "it" : "them", flags.s ? flags.s : "");
+	else if (head)
+		line = format("%s (nor would it in yours; --env HOME=DIR --rw DIR gives it a "
+			      "HOME of its own that stays)",
+			      head);
+	free(looked.s);
+	free(flags.s);
+	if (!line)
+		return NULL;
+	escaped = lr_escape_dup(line);
+	free(line);
+	return escaped;
+}
+
 size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
 			     bool failed, size_t *order)
 {

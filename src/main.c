@@ -588,6 +588,41 @@ struct lifetime {
 	size_t n_fds;
 };
 
+/* The private HOME's line: what the command looked for there, in vain.
+ * Told when the caller's HOME has one of them; else at --log-level info. */
+static void report_home(const struct lr_policy *policy, struct lifetime *life)
+{
+	const struct lr_tracer *t = &life->tracer;
+	const char *home = life->learn.home;
+	_cleanup_free_ char *line = NULL;
+	bool *yours;
+	bool any = false;
+
+	if (!t->home_missing.n)
+		return;
+	yours = calloc(t->home_missing.n, sizeof(*yours));
+	if (!yours) {
+		lr_warn("--report-denials: out of memory");
+		return;
+	}
+	for (size_t i = 0; home && i < t->home_missing.n; i++) {
+		_cleanup_free_ char *mine = NULL;
+		struct stat st;
+
+		/* "~/REST": REST in the caller's HOME (the tracer has the command's ids) */
+		if (asprintf(&mine, "%s%s", home, t->home_missing.v[i] + 1) >= 0 &&
+		    stat(mine, &st) == 0)
+			any = yours[i] = true;
+	}
+	line = lr_learn_home_line(t->home_missing.v, t->home_missing.n, t->n_home_missing, yours,
+				  home);
+	free(yours);
+	if (!line)
+		lr_warn("--report-denials: out of memory");
+	else if (any || policy->log_level >= LR_LOG_INFO)
+		fprintf(stderr, "landrun: %s\n", line);
+}
+
 /* --report-denials, --learn: what the command was denied, after the run:
  * the likely cause first when it FAILED (with STATUS), the probes that
  * programs do without last, in one line (each at --log-level info). */
@@ -659,6 +694,7 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 		lr_warn("--report-denials: %s: the report is short", strerror(-r));
 	if (all->dropped)
 		lr_warn("--report-denials: and %lu more denials, not kept", all->dropped);
+	report_home(policy, life);
 	if (life->learn_fd < 0)
 		return;
 	r = lr_learn_file_update(life->learn_fd, all, &life->learn, &settings);

@@ -80,6 +80,7 @@ int lr_trace_attach(struct lr_tracer *t, pid_t child, char *err, size_t errlen)
 void lr_trace_free(struct lr_tracer *t)
 {
 	lr_denials_free(&t->denials);
+	lr_strlist_free(&t->home_missing);
 	free(t->pending);
 	t->pending = NULL;
 	t->n_pending = 0;
@@ -454,6 +455,59 @@ static bool decode_socket(struct lr_denial *d, const struct lr_trace_pending *p,
 	return false;
 }
 
+/*
+ * PATH, beneath the command's private HOME (privdir.h: made by the command's
+ * process, landrun's child, as /tmp/landrun.PID.XXXXXX/home), and one that
+ * a user's HOME may hold: "~/REST", or NULL.
+ */
+static char *in_private_home(const struct lr_tracer *t, const char *path)
+{
+	char prefix[64], *s;
+	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "/tmp/landrun.%d.", (int)t->child);
+	const char *rest;
+
+	if (!path || strncmp(path, prefix, n) != 0 || strlen(path) < n + 6 ||
+	    strncmp(path + n + 6, "/home/", 6) != 0)
+		return NULL;
+	rest = path + n + 12;
+	if (!*rest || strstr(rest, "/../") || strncmp(rest, "../", 3) == 0)
+		return NULL;
+	/* what a user keeps there: ~/.NAME, and beneath ~/.config, ~/.local
+	 * (not a tool's own tree, ~/.npm/_cacache/..., nor a cache) */
+	if (strchr(rest, '/') && strncmp(rest, ".config/", 8) != 0 &&
+	    strncmp(rest, ".local/share/", 13) != 0 && strncmp(rest, ".local/state/", 13) != 0)
+		return NULL;
+	return asprintf(&s, "~/%s", rest) < 0 ? NULL : s;
+}
+
+/* An open of TID's that found nothing (ENOENT): kept if it looked in the
+ * private HOME (by an absolute path, as $HOME/... is). */
+static void not_found(struct lr_tracer *t, const struct lr_trace_pending *p,
+		      const struct call *c)
+{
+	_cleanup_free_ char *asked = asked_at(p, c->path);
+	char *rel;
+	uint64_t flags = 0;
+
+	if (c->kind == OPEN2)
+		peek(p->tid, p->args[2], &flags, sizeof(flags), false);
+	else
+		flags = p->args[c->flags];
+	if ((flags & O_CREAT) || !asked || asked[0] != '/' || !(rel = in_private_home(t, asked)))
+		return;
+	if (lr_strlist_contains(&t->home_missing, rel)) {
+		free(rel);
+		return;
+	}
+	t->n_home_missing++;
+	if (t->home_missing.n >= LR_TRACE_HOME_MAX) {
+		free(rel);
+		return;
+	}
+	if (lr_strlist_take(&t->home_missing, rel) < 0 && !t->error)
+		t->error = -ENOMEM;
+}
+
 /* A traced call of TID failed with ERR: what was denied, if the sandbox did. */
 static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int err)
 {
@@ -463,6 +517,10 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	pid_t tgid;
 	bool keep = true;
 
+	if (c && err == ENOENT && (c->kind == OPEN || c->kind == OPEN2)) {
+		not_found(t, p, c);
+		return;
+	}
 	if (!c || (err != EACCES && !(c->kind == SOCKET && err == EPERM)))
 		return;
 	tgid = tgid_of(p->tid);

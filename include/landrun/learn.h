@@ -151,6 +151,15 @@ const char *lr_learn_tools_dir(const char *path, const char *home);
 size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
 			     bool failed, size_t *order);
 
+/*
+ * The line --report-denials prints (no "landrun: ", no newline, escaped)
+ * about the private HOME: the command looked there for MISSING ("~/REST",
+ * N of them, TOTAL in all), of which those with YOURS[i] are in HOME, the
+ * caller's (canonical, or NULL).  malloc'd, or NULL: out of memory.
+ */
+char *lr_learn_home_line(char *const *missing, size_t n, unsigned long total, const bool *yours,
+			 const char *home);
+
 /* The line --report-denials prints for D (no "landrun: ", no newline):
  * "denied read /etc/gitconfig (by git, pid 4242) -> --ro /etc/gitconfig".
  * malloc'd, or NULL. */

@@ -858,3 +858,24 @@ Test(learn_denials, report_order)
 	cr_expect(order[0] == 0 && order[3] == 3);
 	lr_denials_free(&l);
 }
+
+/* What the command looked for in its private HOME, and found nothing. */
+Test(learn_advise, private_home)
+{
+	char *missing[] = { "~/.npmrc", "~/.config/git/config", "~/.x\x1b[31m", "~/.a", "~/.b" };
+	bool none[5] = { false }, some[5] = { false, true, false, false, false };
+	char *line;
+
+	line = lr_learn_home_line(missing, 2, 2, some, "/home/u");
+	cr_expect_str_eq(line, "HOME is a new, empty directory (private-home): the command looked "
+			       "there for ~/.config/git/config, ~/.npmrc, and found nothing; your "
+			       "HOME has it: --env HOME --ro /home/u/.config/git/config gives it "
+			       "yours (or --env HOME=DIR --rw DIR, a HOME of its own that stays)");
+	free(line);
+	line = lr_learn_home_line(missing, 5, 9, none, "/home/u");
+	cr_expect_str_eq(line, "HOME is a new, empty directory (private-home): the command looked "
+			       "there for ~/.npmrc, ~/.config/git/config, ~/.x\\x1b[31m and 6 more, "
+			       "and found nothing (nor would it in yours; --env HOME=DIR --rw DIR "
+			       "gives it a HOME of its own that stays)");
+	free(line);
+}
