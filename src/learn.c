@@ -580,6 +580,12 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 					(shared = lr_learn_tools_dir(path, ctx->home))))
 		return note(a, format("%s %s: grant what the command needs inside it instead", path,
 				      shared));
+	/* --ro /etc would grant every file of it (the host's keys, its
+	 * secrets): a top directory is never granted for a listing */
+	if (d->op == LR_DENIED_LIST && depth(path) < 2)
+		return note(a, format("%s is a top directory: --ro %s would grant every file in "
+				      "it; grant what the command reads in it instead",
+				      path, path));
 	return grant(a, access & LR_ACCESS_RW ? "rw" : "ro", strdup(path), NULL);
 }
 

@@ -159,6 +159,10 @@ Test(learn_advise, files)
 	expect_note(&d, "is the home directory");
 	d = fs(LR_DENIED_LIST, "/", "/");
 	expect_note(&d, "shared");
+	d = fs(LR_DENIED_LIST, "/etc", "/etc");
+	expect_note(&d, "a top directory: --ro /etc would grant every file");
+	d = fs(LR_DENIED_LIST, "/etc/ssl", "/etc/ssl");
+	expect_grant(&d, "ro", "/etc/ssl");
 	d = fs(LR_DENIED_CREATE, "/tmp/x.1", "/tmp/x.1");
 	expect_note(&d, "--private-tmp");
 	d = fs(LR_DENIED_CREATE, "/home/u/.toolrc", "/home/u/.toolrc");
