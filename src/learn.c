@@ -92,11 +92,14 @@ int lr_denials_add(struct lr_denials *l, struct lr_denial *d)
 
 	if (!d->count)
 		d->count = 1;
-	d->last = ++l->seen;
+	l->seen++;
+	if (!d->last)
+		d->last = l->seen;
 	for (size_t i = 0; i < l->n; i++) {
 		if (same_denial(&l->v[i], d)) {
 			l->v[i].count += d->count;
-			l->v[i].last = d->last;
+			if (d->last > l->v[i].last)
+				l->v[i].last = d->last;
 			l->v[i].dir |= d->dir;
 			lr_denial_free(d);
 			return 0;

@@ -12,6 +12,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -581,6 +582,9 @@ struct lifetime {
 	struct lr_tracer tracer;	/* --report-denials */
 	struct lr_learn_context learn;
 	int learn_fd;			/* --learn FILE, or -1 */
+	int told[2];			/* --report-denials: what the broker tells the
+					 * supervisor (broker.h): [0] the supervisor's end,
+					 * [1] the broker's; -1 where not */
 	pid_t egress_helper;		/* --allow-domain: the helper, once started */
 	/* the child's, for the handshake */
 	char *started;			/* the audit log's record */
@@ -623,6 +627,27 @@ static void report_home(const struct lr_policy *policy, struct lifetime *life)
 		fprintf(stderr, "landrun: %s\n", line);
 }
 
+/* What the broker told the supervisor (it is gone, or its calls done:
+ * each was queued before the call it tells of returned). */
+static void drain_told(struct lifetime *life)
+{
+	_Alignas(struct lr_broker_told) char buf[sizeof(struct lr_broker_told) + PATH_MAX];
+	ssize_t n;
+	int r;
+
+	if (life->told[0] < 0)
+		return;
+	while ((n = recv(life->told[0], buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC)) > 0) {
+		if ((size_t)n > sizeof(buf))
+			continue; /* none is longer: not the broker's */
+		r = lr_trace_told(&life->tracer, buf, (size_t)n);
+		if (r == -ENOMEM && !life->tracer.error)
+			life->tracer.error = r;
+	}
+	close(life->told[0]);
+	life->told[0] = -1;
+}
+
 /* --report-denials, --learn: what the command was denied, after the run:
  * the likely cause first when it FAILED (with STATUS), the probes that
  * programs do without last, in one line (each at --log-level info). */
@@ -630,13 +655,18 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 			   int status)
 {
 	const struct lr_denials *all = &life->tracer.denials;
-	struct lr_advice *advice = calloc(all->n + 1, sizeof(*advice));
-	bool *probe = calloc(all->n + 1, sizeof(*probe));
-	size_t *order = calloc(all->n + 1, sizeof(*order));
+	struct lr_advice *advice;
+	bool *probe;
+	size_t *order;
 	struct lr_buf probes = { 0 };
 	size_t settings = 0, real = 0, n_probes = 0, advised = 0;
-	int r = life->tracer.error;
+	int r;
 
+	drain_told(life);
+	advice = calloc(all->n + 1, sizeof(*advice));
+	probe = calloc(all->n + 1, sizeof(*probe));
+	order = calloc(all->n + 1, sizeof(*order));
+	r = life->tracer.error;
 	if (!advice || !probe || !order)
 		r = -ENOMEM;
 	for (; r == 0 && advised < all->n; advised++) {
@@ -755,11 +785,22 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	sv->handshake = policy->audit_log != NULL || policy->report_denials || plan.broker;
 	if (policy->report_denials && !features.seccomp_filter)
 		lr_die("--report-denials: needs seccomp filters (CONFIG_SECCOMP_FILTER)");
+	/* the broker sees calls that never reach the tracer: it tells */
+	if (policy->report_denials &&
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, life->told) < 0)
+		lr_die_errno("--report-denials: cannot make the broker's socket");
 	r = lr_supervise_start(sv, err, sizeof(err));
 	if (r < 0)
 		lr_die("%s", err);
-	if (r == 0)
+	if (r == 0) {
+		if (life->told[0] >= 0)
+			close(life->told[0]);
+		life->told[0] = -1;
 		return;
+	}
+	if (life->told[1] >= 0)
+		close(life->told[1]);
+	life->told[1] = -1;
 	if (policy->report_denials) {
 		/* what the denials are judged by, before the environment goes */
 		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
@@ -775,7 +816,8 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		sv->trace_data = &life->tracer;
 	}
 	forget_secrets(policy);
-	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
+	r = lr_supervise_confine(sv, &features, &policy->run_as, life->told,
+				 life->told[0] >= 0 ? 1 : 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
 	else if (r == 0 &&
@@ -997,7 +1039,9 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &policy);
 	apply_defaults(&policy);
 	resolve_user(&policy);
+	life.told[0] = life.told[1] = -1;
 	supervise(&policy, &life, argv);
+	broker.report = life.told[1];
 
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)

@@ -16,8 +16,10 @@
 #include <sys/un.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "landrun/broker.h"
 #include "landrun/elf.h"
 #include "landrun/seccomp.h"
 #include "landrun/trace.h"
@@ -282,6 +284,7 @@ static bool dir_allows(const char *entry)
 
 static void record(struct lr_tracer *t, pid_t tid, pid_t tgid, struct lr_denial *d)
 {
+	struct timespec now;
 	char comm[32];
 
 	proc_read(tid, "comm", comm, sizeof(comm));
@@ -290,6 +293,9 @@ static void record(struct lr_tracer *t, pid_t tid, pid_t tgid, struct lr_denial 
 	memcpy(d->comm, comm, sizeof(d->comm));
 	d->pid = tgid;
 	d->main = tgid == t->child;
+	/* the same clock as the broker's, for the order of the report */
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == 0)
+		d->last = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	if (lr_denials_add(&t->denials, d) < 0 && !t->error)
 		t->error = -ENOMEM;
 }
@@ -592,6 +598,52 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	if (keep && !dac_denial(&d))
 		record(t, p->tid, tgid, &d);
 	lr_denial_free(&d);
+}
+
+int lr_trace_told(struct lr_tracer *t, const void *msg, size_t len)
+{
+	const struct lr_broker_told *m = msg;
+	struct lr_denial d = { 0 };
+	size_t n;
+
+	if (len <= offsetof(struct lr_broker_told, path) || len > sizeof(*m) + PATH_MAX)
+		return -EINVAL;
+	n = len - offsetof(struct lr_broker_told, path);
+	if (m->path[n - 1] != '\0' || strlen(m->path) != n - 1 || m->pid <= 0)
+		return -EINVAL;
+	switch (m->op) {
+	case LR_DENIED_READ:
+	case LR_DENIED_LIST:
+	case LR_DENIED_WRITE:
+	case LR_DENIED_CREATE:
+	case LR_DENIED_REMOVE:
+		if (m->path[0] != '/')
+			return -EINVAL;
+		d.path = strdup(m->path);
+		d.asked = strdup(m->path);
+		if (!d.path || !d.asked) {
+			lr_denial_free(&d);
+			return -ENOMEM;
+		}
+		d.dir = m->op == LR_DENIED_CREATE && m->dir;
+		break;
+	case LR_DENIED_CALL:
+		if (m->path[0])
+			return -EINVAL;
+		d.nr = m->nr;
+		memcpy(d.args, m->args, sizeof(d.args));
+		break;
+	default:
+		return -EINVAL;
+	}
+	d.op = (enum lr_denied_op)m->op;
+	d.err = m->err;
+	d.pid = m->pid;
+	d.main = m->pid == t->child;
+	d.last = m->when;
+	memcpy(d.comm, m->comm, sizeof(d.comm));
+	d.comm[sizeof(d.comm) - 1] = '\0';
+	return lr_denials_add(&t->denials, &d);
 }
 
 /* ------------------------------------------------------------------- stops */

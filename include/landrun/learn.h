@@ -56,8 +56,9 @@ struct lr_denial {
 	bool main;		/* it is the command itself (landrun's child) */
 	bool dir;		/* CREATE: the entry is a directory (mkdir) */
 	unsigned long count;
-	unsigned long last;	/* when it was last denied: the order among all the
-				 * denials of the run, from 1 (lr_denials_add) */
+	uint64_t last;		/* when it was last denied: CLOCK_MONOTONIC in ns (the
+				 * tracer's, the broker's), or else the order among all
+				 * the denials counted, from 1 (lr_denials_add) */
 };
 
 /* Distinct denials kept; more are counted only. */
@@ -72,7 +73,7 @@ struct lr_denials {
 
 /* Count D: a denial of the same thing (op and target) seen before counts
  * once more, else D is kept (and its strings taken over: D is emptied).
- * Either way the one kept is now the last denied (its LAST).  0, or
+ * The one kept was last denied at D's LAST (0: now, by the count).  0, or
  * -ENOMEM. */
 int lr_denials_add(struct lr_denials *l, struct lr_denial *d);
 void lr_denial_free(struct lr_denial *d);

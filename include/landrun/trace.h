@@ -69,6 +69,13 @@ int lr_trace_attach(struct lr_tracer *t, pid_t child, char *err, size_t errlen);
  */
 int lr_trace_stop(void *tracer, pid_t pid, int status);
 
+/*
+ * What the broker told (broker.h: one struct lr_broker_told, LEN bytes):
+ * counted as a denial of T's, as if the tracer had seen it.  0, -EINVAL
+ * (not one; nothing counted), or -ENOMEM.
+ */
+int lr_trace_told(struct lr_tracer *t, const void *msg, size_t len);
+
 void lr_trace_free(struct lr_tracer *t);
 
 #endif /* LANDRUN_TRACE_H */

@@ -573,6 +573,45 @@ t_private_home() {
 	fi
 }
 
+# The broker's calls never reach the tracer (its user notification comes
+# first): it tells the supervisor what it refused, and what it left to
+# Landlock that Landlock denies for sure.
+t_broker() {
+	local B=$T/bw D=("with the broker: a directory made outside its grants is told"
+		"with the broker: a file made outside its grants is told"
+		"with a secret carved in its grant (every open the broker's): a read outside is told"
+		"as uid 0 with the broker: a chmod outside its grants is told")
+	mkdir -p "$B" || exit 1
+	if ! "$LANDRUN" "${SYS[@]}" --explain=json --report-denials --rw "$B" -- "$TRY" exit 0 2>/dev/null |
+		grep -q '"id":"fs.broker","requested":true,"enforced":true'; then
+		for d in "${D[@]}"; do skip "$d" "needs the broker with --report-denials: Landlock, seccomp user notification, kernel.yama.ptrace_scope 0"; done
+		return
+	fi
+	lr --report-denials --rw "$B" -- "$TRY" mkdir "$B/sub"
+	quiet "control: with the broker, a directory made in its grant: nothing to tell" 0
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" mkdir "$T/ro/sub"
+	reports "${D[0]}" 13 "create $(re "$T/ro/sub") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro")"
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" mkdir "$T/ro/file"
+	quiet "control: ... but not one that is there already (EEXIST)" 17
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" create "$T/ro/made-$RANDOM"
+	reports "${D[1]}" 13 "create $(re "$T/ro/")made-[0-9]+ \(by lr-try, pid $PID\) -> --rw $(re "$T/ro")"
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" create "$T/ro/file"
+	quiet "control: ... but not an O_EXCL one that is there already (EEXIST)" 17
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" write "$T/ro/file"
+	reports "with the broker: a file written outside its grants is told" 13 \
+		"write $(re "$T/ro/file") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro/file")"
+	echo "K=v" >"$B/.env" || exit 1
+	lr --report-denials --rw "$B" -- "$TRY" read "$T/f"
+	reports "${D[2]}" 13 "read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")"
+	rm -f "$B/.env"
+	if [ "$(id -u)" != 0 ]; then
+		skip "${D[3]}" "runs as uid 0 only"
+		return
+	fi
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" chmod "$T/ro/file" 600
+	reports "${D[3]}" 1 "chmod \(by lr-try, pid $PID\): privs\.root-metadata: .*"
+}
+
 t_nothing
 t_read
 t_egress
@@ -591,6 +630,7 @@ t_order
 t_terminal
 t_learn_mkdir
 t_private_home
+t_broker
 t_tracer
 t_exitkill
 t_no_secret
