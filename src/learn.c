@@ -371,13 +371,15 @@ static bool ends_with(const char *s, const char *tail)
  * filesystems and the mount table (libselinux asks for them at every
  * start: mkdir, cp, ls), the memory map (runtimes find their stack in it),
  * the cgroup's and the system's memory (runtimes size their heaps by them),
- * the locale's data (without it: the C locale, English messages).  Denying
+ * the locale's data (without it: the C locale, English messages), the
+ * list of /etc (Python's distro looks for *-release files).  Denying
  * them costs a fallback, so they are told apart, and never learned.
  */
 static bool probe_path(const char *path)
 {
 	static const char *const files[] = {
 		"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/ld.so.nohwcap",
+		"/etc", /* listed for its *-release files (Python's distro, pip) */
 		"/proc/filesystems", "/proc/mounts", "/proc/meminfo",
 		"/proc/sys/vm/overcommit_memory", "/etc/locale.alias", "/etc/default/locale",
 		"/etc/locale.conf",
@@ -564,6 +566,8 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 		return r;
 	if (!(access & LR_ACCESS_RW) && probe_path(path)) {
 		a->probe = true;
+		if (depth(path) < 2)
+			return note(a, format("a probe that programs do without: not needed"));
 		return note(a, format("a probe that programs do without: not needed (--ro %s "
 				      "would allow it%s)",
 				      r > 0 ? "/proc" : proc ? proc : path,
