@@ -388,7 +388,7 @@ static bool probe_path(const char *path)
 		"/usr/lib/locale", "/usr/share/locale", "/usr/share/locale-langpack",
 		"/sys/fs/cgroup", "/sys/kernel/mm/transparent_hugepage",
 	};
-	static const char *const own[] = { "mounts", "mountinfo", "maps", "cgroup" };
+	static const char *const own[] = { "mounts", "mountinfo", "maps", "cgroup", "statm" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
 		if (strcmp(path, files[i]) == 0)
