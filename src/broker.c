@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -18,12 +19,14 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <linux/limits.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "landrun/broker.h"
 #include "landrun/exec.h"
+#include "landrun/learn.h"
 #include "landrun/landlock_uapi.h"
 #include "landrun/log.h"
 #include "landrun/seccomp.h"
@@ -1123,6 +1126,205 @@ static struct answer proc_open_for(struct call *c, const char *path, uint64_t fl
 	return opened(c, fd, write, flags);
 }
 
+/* ------------------------------------------------- --report-denials */
+
+/* FNV-1a of what is told: its op, call and path. */
+static uint64_t told_hash(const struct lr_broker_told *t, const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *p = (const unsigned char *)path;
+
+	h = (h ^ (uint64_t)(uint32_t)t->op) * 1099511628211ULL;
+	h = (h ^ (uint64_t)(uint32_t)t->nr) * 1099511628211ULL;
+	for (; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+/* Tell the supervisor what the command of C was denied (broker.h): once
+ * each, and never so that the broker waits (a full socket drops it). */
+static void tell(struct call *c, struct lr_broker_told *t, const char *path)
+{
+	char buf[sizeof(struct lr_broker_told) + PATH_MAX];
+	struct lr_broker *b = c->b;
+	pid_t tid = (pid_t)c->req->pid;
+	struct timespec now;
+	size_t n = strlen(path);
+	uint64_t h;
+	ssize_t got;
+	int fd;
+
+	if (b->report <= STDERR_FILENO || n >= PATH_MAX)
+		return;
+	h = told_hash(t, path);
+	for (size_t i = 0; i < b->n_told; i++)
+		if (b->told[i] == h)
+			return;
+	if (b->n_told < LR_BROKER_TOLD_MAX)
+		b->told[b->n_told++] = h;
+	t->pid = (int32_t)tgid_of(tid);
+	if (!t->pid)
+		return; /* gone */
+	t->when = clock_gettime(CLOCK_MONOTONIC, &now) == 0
+			  ? (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec
+			  : 0; /* 0: the supervisor counts it in when it reads it */
+	memset(t->comm, 0, sizeof(t->comm));
+	if ((fd = proc_open(tid, "comm", O_RDONLY)) >= 0) {
+		got = read(fd, t->comm, sizeof(t->comm) - 1);
+		close(fd);
+		t->comm[got > 0 ? strcspn(t->comm, "\n") : 0] = '\0';
+	}
+	memcpy(buf, t, offsetof(struct lr_broker_told, path));
+	memcpy(buf + offsetof(struct lr_broker_told, path), path, n + 1);
+	if (send(b->report, buf, offsetof(struct lr_broker_told, path) + n + 1,
+		 MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		b->n_told--; /* not told: next time, perhaps */
+}
+
+/* A call of uid 0's that changes a file's mode, owner or attributes,
+ * refused outside the brokered grants (the command's filter's answer). */
+static void tell_call(struct call *c, int err)
+{
+	struct lr_broker_told t = { .op = LR_DENIED_CALL, .err = err };
+
+	t.nr = (int32_t)c->req->data.nr;
+	memcpy(t.args, c->req->data.args, sizeof(t.args));
+	tell(c, &t, "");
+}
+
+/* DIR/NAME, with DIR canonical: OUT (SIZE bytes), or false. */
+static bool canonical_entry(int base, const char *path, char *out, size_t size, bool follow)
+{
+	char full[PATH_MAX * 2], *real, *slash, *name;
+
+	if (fd_path(base, full, PATH_MAX) < 0)
+		return false;
+	if (path[0] == '/')
+		snprintf(full, sizeof(full), "%s", path);
+	else if (snprintf(full + strlen(full), sizeof(full) - strlen(full), "/%s", path) < 0)
+		return false;
+	if (follow && (real = realpath(full, NULL))) {
+		snprintf(out, size, "%s", real);
+		free(real);
+		return strlen(out) < size - 1;
+	}
+	while (strlen(full) > 1 && full[strlen(full) - 1] == '/')
+		full[strlen(full) - 1] = '\0';
+	slash = strrchr(full, '/');
+	if (!slash || !slash[1] || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+		return false;
+	name = slash + 1;
+	*slash = '\0';
+	real = realpath(*full ? full : "/", NULL);
+	if (!real)
+		return false; /* no such directory: ENOENT, not a denial */
+	snprintf(out, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real, name);
+	free(real);
+	return strlen(out) < size - 1;
+}
+
+/* Do the grants (the broker's own domain holds them all, uncarved) give
+ * every one of RIGHTS to PATH (a file, or what is beneath a directory)? */
+static bool granted(const struct lr_broker *b, const char *path, uint64_t rights)
+{
+	uint64_t have = 0;
+
+	for (size_t i = 0; i < b->outer.n; i++) {
+		const struct lr_fs_rule *r = &b->outer.v[i];
+
+		if (r->is_dir ? lr_path_beneath(path, r->realpath) : strcmp(path, r->realpath) == 0)
+			have |= r->rights;
+	}
+	return (have & rights) == rights;
+}
+
+/*
+ * A call the broker leaves to Landlock (outside the brokered grants) that
+ * Landlock denies for sure: the entry PATH (from DIRFD) made (OP CREATE,
+ * DIR a directory), removed (REMOVE), or, there, written (an open, WRITE).
+ * Told when no grant gives the right it needs, the entry is there or not
+ * as the call needs, and the file permissions allow it.
+ */
+static void tell_left(struct call *c, int base, const char *path, enum lr_denied_op op, bool dir)
+{
+	char real[PATH_MAX], parent[PATH_MAX], *slash;
+	struct lr_broker_told t = { .op = op, .err = EACCES, .dir = dir };
+	uint64_t need;
+	struct stat st;
+	bool there;
+
+	if (c->b->report <= STDERR_FILENO || !path[0] ||
+	    !canonical_entry(base, path, real, sizeof(real), op == LR_DENIED_WRITE))
+		return;
+	there = lstat(real, &st) == 0;
+	snprintf(parent, sizeof(parent), "%s", real);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return;
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	switch (op) {
+	case LR_DENIED_CREATE:
+		need = dir ? LANDLOCK_ACCESS_FS_MAKE_DIR : LANDLOCK_ACCESS_FS_MAKE_REG;
+		if (there || faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) < 0 ||
+		    granted(c->b, parent, need))
+			return;
+		break;
+	case LR_DENIED_REMOVE:
+		need = dir ? LANDLOCK_ACCESS_FS_REMOVE_DIR : LANDLOCK_ACCESS_FS_REMOVE_FILE;
+		if (!there || faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) < 0 ||
+		    granted(c->b, parent, need))
+			return;
+		break;
+	case LR_DENIED_WRITE:
+		if (!there || !S_ISREG(st.st_mode) || faccessat(AT_FDCWD, real, W_OK, AT_EACCESS) < 0 ||
+		    granted(c->b, real, LANDLOCK_ACCESS_FS_WRITE_FILE))
+			return;
+		break;
+	default:
+		return;
+	}
+	tell(c, &t, real);
+}
+
+/* The same, for the path at ADDR from DIRFD (the call's arguments). */
+static void tell_left_at(struct call *c, int dirfd, uint64_t addr, enum lr_denied_op op, bool dir)
+{
+	char path[PATH_MAX];
+	int base;
+
+	if (c->b->report <= STDERR_FILENO || read_string(c, addr, path, sizeof(path)) < 0 ||
+	    (base = base_of(c, dirfd, path)) < 0)
+		return;
+	tell_left(c, base, path, op, dir);
+	close(base);
+}
+
+/* An open of the opener's (in the command's own domain) that failed with
+ * ERR: a denial, told as the tracer would have it. */
+static void tell_opened(struct call *c, int base, const char *path, uint64_t flags, int err)
+{
+	struct lr_broker_told t = { .err = err };
+	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND));
+	char real[PATH_MAX];
+	struct stat st;
+	bool there;
+
+	if (c->b->report <= STDERR_FILENO || err != EACCES ||
+	    !canonical_entry(base, path, real, sizeof(real), !(flags & O_NOFOLLOW)))
+		return;
+	there = stat(real, &st) == 0;
+	if ((flags & O_CREAT) && !there)
+		t.op = LR_DENIED_CREATE;
+	else if (write)
+		t.op = LR_DENIED_WRITE;
+	else
+		t.op = there && S_ISDIR(st.st_mode) ? LR_DENIED_LIST : LR_DENIED_READ;
+	/* the file's own permissions: not the sandbox's doing */
+	if (there && faccessat(AT_FDCWD, real, write ? W_OK : R_OK, AT_EACCESS) < 0)
+		return;
+	tell(c, &t, real);
+}
+
 /* Not the broker's to serve: in the kernel for Landlock to decide, or
  * where a carved secret is readable there (reads), by the opener, and the
  * result judged. */
@@ -1132,8 +1334,21 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 	char own[PATH_MAX + 32];
 	int fd;
 
-	if (!c->b->reads)
+	if (!c->b->reads) {
+		struct stat st;
+
+		bool there = c->b->report > STDERR_FILENO && fstatat(base, path, &st, 0) == 0;
+
+		/* --report-denials: what Landlock denies there for sure (not
+		 * what the kernel refuses first: O_EXCL of what is there) */
+		if (c->b->report <= STDERR_FILENO || (there && (flags & O_CREAT) && (flags & O_EXCL)))
+			return cont();
+		if ((flags & O_CREAT) && !there && errno == ENOENT)
+			tell_left(c, base, path, LR_DENIED_CREATE, false);
+		else if (there && ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND))))
+			tell_left(c, base, path, LR_DENIED_WRITE, false);
 		return cont();
+	}
 	if ((fd = for_command(c, path, own, sizeof(own))) < 0)
 		return fail(-fd);
 	/* the command's own /proc entries: another process may not read them
@@ -1142,8 +1357,10 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 	if (strncmp(own, "/proc/", 6) == 0)
 		return proc_open_for(c, own, flags, mode, write);
 	fd = opener_open(c->b, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode);
-	if (fd < 0)
+	if (fd < 0) {
+		tell_opened(c, base, own, flags, -fd);
 		return fail(-fd);
+	}
 	return opened(c, fd, write, flags);
 }
 
@@ -1345,7 +1562,9 @@ static struct answer do_mknod(struct call *c, int dirfd, uint64_t addr, uint64_t
 
 	if (!dir && type != 0 && type != S_IFREG && type != S_IFIFO && type != S_IFSOCK)
 		return cont(); /* devices: Landlock's (denied) */
-	if ((r = place_of(c, dirfd, addr, &p)) != 0)
+	if ((r = place_of(c, dirfd, addr, &p)) > 0 && (dir || type == 0 || type == S_IFREG))
+		tell_left_at(c, dirfd, addr, LR_DENIED_CREATE, dir);
+	if (r != 0)
 		return r > 0 ? cont() : fail(-r);
 	if (may_make(c, &p, dir ? "making the directory" : "making", &a)) {
 		mode_t old = umask(umask_of(c));
@@ -1367,7 +1586,9 @@ static struct answer do_unlink(struct call *c, int dirfd, uint64_t addr, uint64_
 
 	if (flags & ~(uint64_t)AT_REMOVEDIR)
 		return cont();
-	if ((r = place_of(c, dirfd, addr, &p)) != 0)
+	if ((r = place_of(c, dirfd, addr, &p)) > 0)
+		tell_left_at(c, dirfd, addr, LR_DENIED_REMOVE, flags & AT_REMOVEDIR);
+	if (r != 0)
 		return r > 0 ? cont() : fail(-r);
 	if (may_unname(c, &p, "removing", &a))
 		a = result(unlinkat(p.dir, p.name, (int)flags) < 0 ? -errno : 0);
@@ -1648,8 +1869,10 @@ static struct answer change(struct call *c, int fd, enum change_kind kind, uint6
 	mode_t mode = (mode_t)a & 07777;
 	int r;
 
-	if (beneath_root(c->b, fd, real, sizeof(real), &st) < 0 || !still_valid(c))
+	if (beneath_root(c->b, fd, real, sizeof(real), &st) < 0 || !still_valid(c)) {
+		tell_call(c, EPERM);
 		return fail(EPERM); /* the command's filter's answer, outside the grants */
+	}
 	v = judge_found(c->b, real, &st, &why);
 	if (v != LR_BROKER_OK)
 		return refuse(c, what[kind], real, v, why);
@@ -2058,9 +2281,11 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 	keep[n++] = sock;
 	if (b->ruleset >= 0)
 		keep[n++] = b->ruleset;
+	if (b->report > STDERR_FILENO)
+		keep[n++] = b->report;
 	for (size_t i = 0; i < b->n_roots && n < sizeof(keep) / sizeof(*keep); i++)
 		keep[n++] = b->roots[i].fd;
-	if (b->n_roots + 3 > sizeof(keep) / sizeof(*keep) || lr_exec_close_fds(keep, n, &bad) < 0)
+	if (b->n_roots + 4 > sizeof(keep) / sizeof(*keep) || lr_exec_close_fds(keep, n, &bad) < 0)
 		_exit(LR_EXIT_FAILURE);
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);

@@ -153,7 +153,10 @@ static void explain_defaults(FILE *out, const struct lr_policy *p)
 			p->project && !strstr(p->project_note, " not granted") ? "; --no-project: none" : "");
 	if (p->home_private)
 		fprintf(out, "HOME: a new, empty directory, not yours (private-home: the command is "
-			     "given no HOME): nothing of ~/.config, ~/.cache... is there\n");
+			     "given no HOME): nothing of ~/.config, ~/.cache... is there; --env HOME "
+			     "gives it yours (grant what it needs of it: --ro ~/.gitconfig), --env "
+			     "HOME=DIR --rw DIR one of its own that stays; --report-denials tells "
+			     "what it looked for there\n");
 }
 
 static void explain_text(FILE *out, const struct lr_explain_input *in)

@@ -92,9 +92,15 @@ int lr_denials_add(struct lr_denials *l, struct lr_denial *d)
 
 	if (!d->count)
 		d->count = 1;
+	l->seen++;
+	if (!d->last)
+		d->last = l->seen;
 	for (size_t i = 0; i < l->n; i++) {
 		if (same_denial(&l->v[i], d)) {
 			l->v[i].count += d->count;
+			if (d->last > l->v[i].last)
+				l->v[i].last = d->last;
+			l->v[i].dir |= d->dir;
 			lr_denial_free(d);
 			return 0;
 		}
@@ -296,6 +302,121 @@ static unsigned depth(const char *path)
 	return n;
 }
 
+const char *lr_learn_tools_dir(const char *path, const char *home)
+{
+	static const char *const shared[] = { ".cache", ".config", ".local", ".local/share",
+					      ".local/state" };
+	size_t n = home ? strlen(home) : 0;
+
+	if (!path || n < 2 || home[0] != '/' || strncmp(path, home, n) != 0 || path[n] != '/')
+		return NULL;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(*shared); i++)
+		if (strcmp(path + n + 1, shared[i]) == 0)
+			return "is shared by every tool of the home (their caches, settings, data)";
+	return NULL;
+}
+
+/* A directory of the home where programs keep their keys and tokens. */
+static bool credentials_dir(const char *path, const char *home)
+{
+	static const char *const names[] = { ".ssh", ".gnupg", ".aws", ".azure", ".kube",
+					     ".docker", ".password-store", ".pki", ".gcloud" };
+	size_t n = home ? strlen(home) : 0;
+
+	if (!n || strncmp(path, home, n) != 0 || path[n] != '/')
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strcmp(path + n + 1, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Is PATH /proc/self/NAME, /proc/PID/NAME or a thread's (task/TID/NAME)? */
+static bool proc_entry(const char *path, const char *name)
+{
+	const char *p;
+
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	p = path + 6;
+	if (strncmp(p, "self/", 5) == 0) {
+		p += 5;
+	} else if (strncmp(p, "thread-self/", 12) == 0) {
+		p += 12;
+	} else if (isdigit((unsigned char)*p)) {
+		p += strspn(p, "0123456789");
+		if (*p++ != '/')
+			return false;
+	} else {
+		return false;
+	}
+	if (strncmp(p, "task/", 5) == 0 && isdigit((unsigned char)p[5])) {
+		p += 5 + strspn(p + 5, "0123456789");
+		if (*p++ != '/')
+			return false;
+	}
+	return strcmp(p, name) == 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/*
+ * Files that programs read when they can and do without: the loader's
+ * cache and its hardware-capability directories, the kernel's list of
+ * filesystems and the mount table (libselinux asks for them at every
+ * start: mkdir, cp, ls), the memory map (runtimes find their stack in it),
+ * the cgroup's and the system's memory (runtimes size their heaps by them),
+ * the locale's data (without it: the C locale, English messages), the
+ * list of /etc (Python's distro looks for *-release files).  Denying
+ * them costs a fallback, so they are told apart, and never learned.
+ */
+static bool probe_path(const char *path)
+{
+	static const char *const files[] = {
+		"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/ld.so.nohwcap",
+		"/etc", /* listed for its *-release files (Python's distro, pip) */
+		"/proc/filesystems", "/proc/mounts", "/proc/meminfo",
+		"/proc/sys/vm/overcommit_memory", "/etc/locale.alias", "/etc/default/locale",
+		"/etc/locale.conf",
+	};
+	static const char *const trees[] = {
+		"/usr/lib/locale", "/usr/share/locale", "/usr/share/locale-langpack",
+		"/sys/fs/cgroup", "/sys/kernel/mm/transparent_hugepage",
+	};
+	static const char *const own[] = { "mounts", "mountinfo", "maps", "cgroup", "statm" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
+		if (strcmp(path, files[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++)
+		if (lr_path_beneath(path, trees[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (proc_entry(path, own[i]))
+			return true;
+	/* the loader's search of a library directory, by hardware capability */
+	if (strncmp(path, "/lib", 4) != 0 && strncmp(path, "/usr/lib", 8) != 0 &&
+	    strncmp(path, "/usr/local/lib", 14) != 0)
+		return false;
+	return strstr(path, "/glibc-hwcaps/") || strstr(path, "/tls/") ||
+	       ends_with(path, "/glibc-hwcaps") || ends_with(path, "/tls");
+}
+
+/* A terminal's device: /dev/tty (the controlling terminal, whichever it
+ * is), /dev/pts/N, /dev/ttyN, /dev/console, /dev/ptmx, /dev/vcsN. */
+static bool terminal_path(const char *path)
+{
+	return strcmp(path, "/dev/tty") == 0 || strcmp(path, "/dev/console") == 0 ||
+	       strcmp(path, "/dev/ptmx") == 0 || lr_path_beneath(path, "/dev/pts") ||
+	       (strncmp(path, "/dev/tty", 8) == 0 && !strchr(path + 8, '/')) ||
+	       (strncmp(path, "/dev/vcs", 8) == 0 && !strchr(path + 8, '/'));
+}
+
 /*
  * Can VALUE be written as a policy file's value and read back the same?
  * Policy files split lists at commas, expand ${...} and a leading ~, start
@@ -436,9 +557,22 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 		return secret_note(a, path, end, false);
 	if ((access & LR_ACCESS_RW) && (end = named_component(ctx, path, false, &runner)))
 		return protected_note(a, path, end, runner);
+	if (terminal_path(path))
+		return note(a, format("a terminal: landrun grants none by name (the number is "
+				      "another terminal's tomorrow); the command has its own on "
+				      "fds 0-2, and --pty gives it one of its own"));
 	r = proc_path(d, path, &proc);
 	if (r < 0)
 		return r;
+	if (!(access & LR_ACCESS_RW) && probe_path(path)) {
+		a->probe = true;
+		if (depth(path) < 2)
+			return note(a, format("a probe that programs do without: not needed"));
+		return note(a, format("a probe that programs do without: not needed (--ro %s "
+				      "would allow it%s)",
+				      r > 0 ? "/proc" : proc ? proc : path,
+				      r > 0 ? ", and show every process" : ""));
+	}
 	if (r > 0)
 		return note(a, format("the /proc entry of a process the command started: landrun "
 				      "grants /proc/self to the command's own pid only; --ro /proc "
@@ -449,18 +583,28 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 		return note(a, format("granted by %s already, and denied all the same: see "
 				      "--explain",
 				      k->name));
-	if (d->op == LR_DENIED_LIST && (shared = lr_policy_shared_dir(path, ctx->home)))
+	if (d->op == LR_DENIED_LIST && ((shared = lr_policy_shared_dir(path, ctx->home)) ||
+					(shared = lr_learn_tools_dir(path, ctx->home))))
 		return note(a, format("%s %s: grant what the command needs inside it instead", path,
 				      shared));
+	/* --ro /etc would grant every file of it (the host's keys, its
+	 * secrets): a top directory is never granted for a listing */
+	if (d->op == LR_DENIED_LIST && depth(path) < 2)
+		return note(a, format("%s is a top directory: --ro %s would grant every file in "
+				      "it; grant what the command reads in it instead",
+				      path, path));
 	return grant(a, access & LR_ACCESS_RW ? "rw" : "ro", strdup(path), NULL);
 }
 
-/* An entry made in, or removed from, the directory holding PATH. */
-static int advise_dir(const char *path, const struct lr_learn_context *ctx, struct lr_advice *a)
+/* An entry made in (a directory: IS_DIR), or removed from, the directory
+ * holding PATH. */
+static int advise_dir(const char *path, bool is_dir, const struct lr_learn_context *ctx,
+		      struct lr_advice *a)
 {
 	_cleanup_free_ char *dir = path ? parent_of(path) : NULL;
 	const char *runner = NULL, *shared;
 	size_t end;
+	int r;
 
 	if (!path)
 		return note(a, format("its path could not be resolved"));
@@ -470,13 +614,40 @@ static int advise_dir(const char *path, const struct lr_learn_context *ctx, stru
 		return protected_note(a, path, end, runner);
 	if ((end = named_component(ctx, dir, true, NULL)))
 		return secret_note(a, dir, end, false);
-	if (covered(ctx, dir, LR_ACCESS_RW))
+	if (covered(ctx, dir, LR_ACCESS_RW)) {
+		/* a directory: landrun makes it before the grants (--mkdir) */
+		if (is_dir)
+			return grant(a, "mkdir", strdup(path),
+				     format("%s is carved around what the command must not get "
+					    "in it: landrun makes it first",
+					    dir));
 		return note(a, format("%s is carved around what the command must not get "
 				      "in it (.git, .env and the like): nothing new can be "
 				      "made directly in it; make it in a subdirectory (a "
 				      "directory: make it beforehand, --mkdir %s)",
 				      dir, path));
-	if ((shared = lr_policy_shared_dir(dir, ctx->home)))
+	}
+	/* a directory of its own in the home, or in one that every tool
+	 * shares (~/.cache/TOOL): made and granted, and no more; one of those
+	 * shared (~/.cache itself): made, and granted to none */
+	if (is_dir && ctx->home &&
+	    (strcmp(dir, ctx->home) == 0 || lr_learn_tools_dir(dir, ctx->home))) {
+		if ((end = named_component(ctx, path, true, NULL)))
+			return secret_note(a, path, end, false);
+		if (credentials_dir(path, ctx->home))
+			return note(a, format("%s is where programs keep the credentials they "
+					      "share: not learned (--mkdir %s --rw %s would allow "
+					      "it: think twice)",
+					      path, path, path));
+		if ((shared = lr_learn_tools_dir(path, ctx->home)))
+			return grant(a, "mkdir", strdup(path),
+				     format("%s %s: made, not granted", path, shared));
+		r = grant(a, "rw", strdup(path), NULL);
+		a->mkdir = r == 0 && a->kind == LR_ADVICE_GRANT;
+		return r;
+	}
+	if ((shared = lr_policy_shared_dir(dir, ctx->home)) ||
+	    (shared = lr_learn_tools_dir(dir, ctx->home)))
 		return note(a, format("in %s, which %s: give the command a directory of its "
 				      "own (--private-tmp, --private-home, or --rw DIR --env "
 				      "TMPDIR=DIR)",
@@ -497,8 +668,8 @@ static int advise_rename(const struct lr_denial *d, const struct lr_learn_contex
 		return -ENOMEM;
 	/* the side that lacks the right; the new name's when both do */
 	if (covered(ctx, to, LR_ACCESS_RW) && !covered(ctx, from, LR_ACCESS_RW))
-		return advise_dir(d->path, ctx, a);
-	r = advise_dir(d->path2, ctx, a);
+		return advise_dir(d->path, false, ctx, a);
+	r = advise_dir(d->path2, false, ctx, a);
 	if (r == 0 && a->kind == LR_ADVICE_GRANT && strcmp(from, to) != 0 &&
 	    !covered(ctx, from, LR_ACCESS_RW) && !a->note)
 		a->note = format("moving from %s needs --rw %s too", from, from);
@@ -722,8 +893,9 @@ int lr_learn_advise(const struct lr_denial *d, const struct lr_learn_context *ct
 	case LR_DENIED_TRUNCATE:
 		return advise_path(d, ctx, LR_ACCESS_RO | LR_ACCESS_RW, a);
 	case LR_DENIED_CREATE:
+		return advise_dir(d->path, d->dir, ctx, a);
 	case LR_DENIED_REMOVE:
-		return advise_dir(d->path, ctx, a);
+		return advise_dir(d->path, false, ctx, a);
 	case LR_DENIED_RENAME:
 		return advise_rename(d, ctx, a);
 	case LR_DENIED_EXECUTE:
@@ -788,6 +960,87 @@ char *lr_denial_what(const struct lr_denial *d)
 	}
 }
 
+/* Append TEXT to B, after SEP when B holds something already. */
+static int buf_item(struct lr_buf *b, const char *sep, const char *text, const char *text2)
+{
+	int r = b->len ? lr_buf_add(b, sep, strlen(sep)) : 0;
+
+	if (r == 0)
+		r = lr_buf_add(b, text, strlen(text));
+	if (r == 0 && text2)
+		r = lr_buf_add(b, text2, strlen(text2));
+	return r;
+}
+
+char *lr_learn_home_line(char *const *missing, size_t n, unsigned long total, const bool *yours,
+			 const char *home)
+{
+	struct lr_buf looked = { 0 }, flags = { 0 };
+	_cleanup_free_ char *head = NULL;
+	size_t shown = 0, mine = 0;
+	char *line = NULL, *escaped;
+	int r = 0;
+
+	/* those the caller's HOME has first, then a few others */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			bool has = yours[i] && home;
+
+			if (pass == 0 && has) {
+				r = buf_item(&flags, ",", home, missing[i] + 1);
+				mine++;
+			}
+			if (r == 0 && (pass == 0) == has && (has || shown < 3)) {
+				r = buf_item(&looked, ", ", missing[i], NULL);
+				shown++;
+			}
+		}
+	if (r == 0 && !looked.s)
+		return NULL; /* nothing looked for */
+	if (r == 0 && total > shown)
+		head = format("HOME is a new, empty directory (private-home): the command looked "
+			      "there for %s and %lu more, and found nothing",
+			      looked.s, total - shown);
+	else if (r == 0)
+		head = format("HOME is a new, empty directory (private-home): the command looked "
+			      "there for %s, and found nothing",
+			      looked.s);
+	if (head && mine)
+		line = format("%s; your HOME has %s: --env HOME --ro %s gives it yours (or "
+			      "--env HOME=DIR --rw DIR, a HOME of its own that stays)",
+			      head, mine == 1 ? "it" : "them", flags.s ? flags.s : "");
+	else if (head)
+		line = format("%s (nor would it in yours; --env HOME=DIR --rw DIR gives it a "
+			      "HOME of its own that stays)",
+			      head);
+	free(looked.s);
+	free(flags.s);
+	if (!line)
+		return NULL;
+	escaped = lr_escape_dup(line);
+	free(line);
+	return escaped;
+}
+
+size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
+			     bool failed, size_t *order)
+{
+	size_t n = 0, last = SIZE_MAX;
+
+	for (size_t i = 0; i < denials->n; i++)
+		if (!is_probe[i] && (last == SIZE_MAX || denials->v[i].last > denials->v[last].last))
+			last = i;
+	if (failed && last != SIZE_MAX)
+		order[n++] = last;
+	for (size_t i = 0; i < denials->n; i++)
+		if (!is_probe[i] && !(failed && i == last))
+			order[n++] = i;
+	for (size_t i = 0, k = n; i < denials->n; i++)
+		if (is_probe[i])
+			order[k++] = i;
+	return n;
+}
+
 char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 {
 	_cleanup_free_ char *what = lr_denial_what(d), *where = NULL, *times = NULL;
@@ -800,8 +1053,9 @@ char *lr_learn_report_line(const struct lr_denial *d, const struct lr_advice *a)
 	where = show_path ? format("%s, ", d->path) : strdup("");
 	times = d->count > 1 ? format(", %lu times", d->count) : strdup("");
 	if (a->kind == LR_ADVICE_GRANT)
-		tail = format(" -> --%s %s%s%s%s", a->key, a->value, a->note ? " (" : "",
-			      a->note ? a->note : "", a->note ? ")" : "");
+		tail = format(" -> %s%s%s--%s %s%s%s%s", a->mkdir ? "--mkdir " : "",
+			      a->mkdir ? a->value : "", a->mkdir ? " " : "", a->key, a->value,
+			      a->note ? " (" : "", a->note ? a->note : "", a->note ? ")" : "");
 	else
 		tail = format(": %s", a->note);
 	if (!where || !times || !tail)
@@ -822,7 +1076,8 @@ static const char *const header[] = {
 static const char notes_heading[] = "# Not learned (nothing below is granted):";
 
 /* The settings --learn writes, in the order it writes them. */
-static const char *const learned_keys[] = { "rox", "ro", "rw", "unix", "connect-tcp", "bind-tcp" };
+static const char *const learned_keys[] = { "mkdir", "rox", "ro", "rw", "unix", "connect-tcp",
+					     "bind-tcp" };
 
 static int key_rank(const char *key)
 {
@@ -964,11 +1219,37 @@ int lr_learned_parse(const char *text, size_t len, struct lr_learned *l)
 			continue;
 		if (parse_denied(line, &count, &what)) {
 			int s = i + 1 < lines.n ? parse_setting(lines.v[i + 1], &key, &value) : 0;
+			bool made = false;
 
+			/* "mkdir = DIR" and "rw = DIR" after it: one entry */
+			if (s == 1 && strcmp(key, "mkdir") == 0 && i + 2 < lines.n) {
+				char *key2, *value2;
+				int s2 = parse_setting(lines.v[i + 2], &key2, &value2);
+
+				if (s2 < 0) {
+					free(key);
+					free(value);
+					r = s2;
+					break;
+				}
+				if (s2 && strcmp(key2, "rw") == 0 && strcmp(value2, value) == 0) {
+					free(key);
+					free(value);
+					key = key2;
+					value = value2;
+					made = true;
+					i++;
+				} else if (s2) {
+					free(key2);
+					free(value2);
+				}
+			}
 			if (s < 0) {
 				r = s;
 			} else if (s) {
 				r = push_entry(l, key, value, strdup(what), count);
+				if (r == 0)
+					l->v[l->n - 1].mkdir = made;
 				i++;
 			} else {
 				r = push_entry(l, NULL, NULL, strdup(what), count);
@@ -1012,11 +1293,15 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 		if (l->v[i].key && strcmp(l->v[i].key, a->key) == 0 &&
 		    strcmp(l->v[i].value, a->value) == 0) {
 			l->v[i].count += d->count;
+			l->v[i].mkdir |= a->mkdir;
 			return 0;
 		}
 	/* what the setting is for, by what it grants: the directory an entry
 	 * was made in, the interpreter of a program */
-	if (d->op == LR_DENIED_CREATE || d->op == LR_DENIED_REMOVE || d->op == LR_DENIED_RENAME)
+	if (strcmp(a->key, "mkdir") == 0 || a->mkdir)
+		text = format("make the directory %s", a->value);
+	else if (d->op == LR_DENIED_CREATE || d->op == LR_DENIED_REMOVE ||
+		 d->op == LR_DENIED_RENAME)
 		text = format("%s in %s", d->op == LR_DENIED_REMOVE ? "remove" : "create",
 			      a->value);
 	else if (d->op == LR_DENIED_EXECUTE && d->path && strcmp(a->value, d->path) != 0)
@@ -1026,7 +1311,10 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 			      a->value);
 	else
 		text = strdup(what);
-	return push_entry(l, strdup(a->key), strdup(a->value), comment_text(text), d->count);
+	if (push_entry(l, strdup(a->key), strdup(a->value), comment_text(text), d->count) < 0)
+		return -ENOMEM;
+	l->v[l->n - 1].mkdir = a->mkdir;
+	return 0;
 }
 
 /* May DIR be granted (with KEY) in place of what was learned beneath it? */
@@ -1036,6 +1324,7 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	const char *runner;
 
 	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
+	    lr_learn_tools_dir(dir, ctx->home) ||
 	    named_component(ctx, dir, true, NULL) ||
 	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
 	    !writable_value(key, dir))
@@ -1052,6 +1341,7 @@ static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
 	_cleanup_free_ char *key = strdup(key_of);
 	unsigned long count = 0;
 	size_t kept = 0;
+	bool made = false;
 
 	if (!key)
 		return -ENOMEM;
@@ -1061,14 +1351,18 @@ static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
 
 		if (e->key && strcmp(e->key, key) == 0 && lr_path_beneath(e->value, dir)) {
 			count += e->count;
+			made |= e->mkdir && strcmp(e->value, dir) == 0;
 			entry_free(e);
 			continue;
 		}
 		l->v[kept++] = *e;
 	}
 	l->n = kept;
-	return push_entry(l, strdup(key), strdup(dir),
-			  comment_text(format("%s under %s", verb_of(key), dir)), count);
+	if (push_entry(l, strdup(key), strdup(dir),
+		       comment_text(format("%s under %s", verb_of(key), dir)), count) < 0)
+		return -ENOMEM;
+	l->v[l->n - 1].mkdir = made;
+	return 0;
 }
 
 static int cmp_depth_desc(const void *a, const void *b)
@@ -1109,6 +1403,25 @@ int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx)
 			changed = true;
 		}
 	}
+	/* a directory to make above one made too: --mkdir makes the parents */
+	for (size_t i = 0; i < l->n; i++) {
+		struct lr_learned_entry *e = &l->v[i];
+
+		if (!e->key || strcmp(e->key, "mkdir") != 0)
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			struct lr_learned_entry *o = &l->v[j];
+
+			if (j == i || !o->key || (!o->mkdir && strcmp(o->key, "mkdir") != 0) ||
+			    strcmp(o->value, e->value) == 0 || !lr_path_beneath(o->value, e->value))
+				continue;
+			o->count += e->count;
+			entry_free(e);
+			l->v[i] = l->v[--l->n];
+			i--;
+			break;
+		}
+	}
 	/* what read-only would add beside an entry that reads it too */
 	for (size_t i = 0; i < l->n; i++) {
 		struct lr_learned_entry *e = &l->v[i];
@@ -1143,7 +1456,7 @@ static int cmp_entries(const void *a, const void *b)
 	ry = key_rank(y->key);
 	if (rx != ry)
 		return rx - ry;
-	if (!is_path_key(x->key) && strcmp(x->key, "unix") != 0) {
+	if (!is_path_key(x->key) && strcmp(x->key, "unix") != 0 && strcmp(x->key, "mkdir") != 0) {
 		unsigned long px = strtoul(x->value, NULL, 10), py = strtoul(y->value, NULL, 10);
 
 		return (px > py) - (px < py);
@@ -1193,6 +1506,8 @@ char *lr_learned_render(const struct lr_learned *l, const char *include)
 		}
 		fputc('\n', out);
 		denied_comment(out, &v[i]);
+		if (v[i].mkdir)
+			fprintf(out, "mkdir = %s\n", v[i].value);
 		fprintf(out, "%s = %s\n", v[i].key, v[i].value);
 	}
 	if (notes)

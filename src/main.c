@@ -12,6 +12,7 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -619,6 +620,9 @@ struct lifetime {
 	struct lr_tracer tracer;	/* --report-denials */
 	struct lr_learn_context learn;
 	int learn_fd;			/* --learn FILE, or -1 */
+	int told[2];			/* --report-denials: what the broker tells the
+					 * supervisor (broker.h): [0] the supervisor's end,
+					 * [1] the broker's; -1 where not */
 	pid_t egress_helper;		/* --allow-domain: the helper, once started */
 	/* the child's, for the handshake */
 	char *started;			/* the audit log's record */
@@ -626,34 +630,139 @@ struct lifetime {
 	size_t n_fds;
 };
 
-/* --report-denials, --learn: what the command was denied, after the run. */
-static void report_denials(const struct lr_policy *policy, struct lifetime *life)
+/* The private HOME's line: what the command looked for there, in vain.
+ * Told when the caller's HOME has one of them; else at --log-level info. */
+static void report_home(const struct lr_policy *policy, struct lifetime *life)
+{
+	const struct lr_tracer *t = &life->tracer;
+	const char *home = life->learn.home;
+	_cleanup_free_ char *line = NULL;
+	bool *yours;
+	bool any = false;
+
+	if (!t->home_missing.n)
+		return;
+	yours = calloc(t->home_missing.n, sizeof(*yours));
+	if (!yours) {
+		lr_warn("--report-denials: out of memory");
+		return;
+	}
+	for (size_t i = 0; home && i < t->home_missing.n; i++) {
+		_cleanup_free_ char *mine = NULL;
+		struct stat st;
+
+		/* "~/REST": REST in the caller's HOME (the tracer has the command's ids) */
+		if (asprintf(&mine, "%s%s", home, t->home_missing.v[i] + 1) >= 0 &&
+		    stat(mine, &st) == 0)
+			any = yours[i] = true;
+	}
+	line = lr_learn_home_line(t->home_missing.v, t->home_missing.n, t->n_home_missing, yours,
+				  home);
+	free(yours);
+	if (!line)
+		lr_warn("--report-denials: out of memory");
+	else if (any || policy->log_level >= LR_LOG_INFO)
+		fprintf(stderr, "landrun: %s\n", line);
+}
+
+/* What the broker told the supervisor (it is gone, or its calls done:
+ * each was queued before the call it tells of returned). */
+static void drain_told(struct lifetime *life)
+{
+	_Alignas(struct lr_broker_told) char buf[sizeof(struct lr_broker_told) + PATH_MAX];
+	ssize_t n;
+	int r;
+
+	if (life->told[0] < 0)
+		return;
+	while ((n = recv(life->told[0], buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC)) > 0) {
+		if ((size_t)n > sizeof(buf))
+			continue; /* none is longer: not the broker's */
+		r = lr_trace_told(&life->tracer, buf, (size_t)n);
+		if (r == -ENOMEM && !life->tracer.error)
+			life->tracer.error = r;
+	}
+	close(life->told[0]);
+	life->told[0] = -1;
+}
+
+/* --report-denials, --learn: what the command was denied, after the run:
+ * the likely cause first when it FAILED (with STATUS), the probes that
+ * programs do without last, in one line (each at --log-level info). */
+static void report_denials(const struct lr_policy *policy, struct lifetime *life, bool failed,
+			   int status)
 {
 	const struct lr_denials *all = &life->tracer.denials;
-	size_t settings = 0;
-	int r = life->tracer.error;
+	struct lr_advice *advice;
+	bool *probe;
+	size_t *order;
+	struct lr_buf probes = { 0 };
+	size_t settings = 0, real = 0, n_probes = 0, advised = 0;
+	int r;
 
-	for (size_t i = 0; r == 0 && i < all->n; i++) {
-		_cleanup_free_ char *line = NULL, *record = NULL;
-		struct lr_advice a;
-
-		if ((r = lr_learn_advise(&all->v[i], &life->learn, &a)) < 0)
+	drain_told(life);
+	advice = calloc(all->n + 1, sizeof(*advice));
+	probe = calloc(all->n + 1, sizeof(*probe));
+	order = calloc(all->n + 1, sizeof(*order));
+	r = life->tracer.error;
+	if (!advice || !probe || !order)
+		r = -ENOMEM;
+	for (; r == 0 && advised < all->n; advised++) {
+		if ((r = lr_learn_advise(&all->v[advised], &life->learn, &advice[advised])) < 0)
 			break;
-		line = lr_learn_report_line(&all->v[i], &a);
+		probe[advised] = advice[advised].probe;
+	}
+	if (r == 0)
+		real = lr_learn_report_order(all, probe, failed, order);
+	if (r == 0 && failed && real > 1)
+		fprintf(stderr, "landrun: the command failed (status %d): its last denial first\n",
+			status);
+	for (size_t k = 0; r == 0 && k < all->n; k++) {
+		const struct lr_denial *d = &all->v[order[k]];
+		const struct lr_advice *a = &advice[order[k]];
+		_cleanup_free_ char *line = NULL, *record = NULL, *what = NULL;
+
+		line = lr_learn_report_line(d, a);
 		if (life->audit.fd >= 0)
-			record = lr_audit_denied(&life->audit, &all->v[i], &a);
-		if (!line || (life->audit.fd >= 0 && !record))
+			record = lr_audit_denied(&life->audit, d, a);
+		if (!line || (life->audit.fd >= 0 && !record)) {
 			r = -ENOMEM;
-		lr_advice_free(&a);
-		if (line)
+			break;
+		}
+		if (k < real || policy->log_level >= LR_LOG_INFO) {
 			fprintf(stderr, "landrun: %s\n", line);
+		} else if (n_probes++ < 3) {
+			/* the command's paths: escaped */
+			what = lr_denial_what(d);
+			if (!what || lr_buf_add(&probes, n_probes > 1 ? ", " : "", n_probes > 1 ? 2 : 0) < 0 ||
+			    lr_buf_add(&probes, what, strlen(what)) < 0)
+				r = -ENOMEM;
+		}
 		if (record && lr_audit_write(&life->audit, record) < 0)
 			lr_warn("--audit-log %s: cannot write a denial", policy->audit_log);
 	}
+	if (r == 0 && n_probes) {
+		_cleanup_free_ char *list = lr_escape_dup(probes.s ? probes.s : "");
+
+		if (!list)
+			r = -ENOMEM;
+		else
+			fprintf(stderr, "landrun: and %zu probe%s that programs do without (%s%s): "
+					"not needed; --log-level info shows %s\n",
+				n_probes, n_probes == 1 ? "" : "s", list, n_probes > 3 ? ", ..." : "",
+				n_probes == 1 ? "it" : "them");
+	}
+	free(probes.s);
+	for (size_t i = 0; advice && i < advised; i++)
+		lr_advice_free(&advice[i]);
+	free(advice);
+	free(probe);
+	free(order);
 	if (r < 0)
 		lr_warn("--report-denials: %s: the report is short", strerror(-r));
 	if (all->dropped)
 		lr_warn("--report-denials: and %lu more denials, not kept", all->dropped);
+	report_home(policy, life);
 	if (life->learn_fd < 0)
 		return;
 	r = lr_learn_file_update(life->learn_fd, all, &life->learn, &settings);
@@ -715,11 +824,22 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	sv->handshake = policy->audit_log != NULL || policy->report_denials || plan.broker;
 	if (policy->report_denials && !features.seccomp_filter)
 		lr_die("--report-denials: needs seccomp filters (CONFIG_SECCOMP_FILTER)");
+	/* the broker sees calls that never reach the tracer: it tells */
+	if (policy->report_denials &&
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, life->told) < 0)
+		lr_die_errno("--report-denials: cannot make the broker's socket");
 	r = lr_supervise_start(sv, err, sizeof(err));
 	if (r < 0)
 		lr_die("%s", err);
-	if (r == 0)
+	if (r == 0) {
+		if (life->told[0] >= 0)
+			close(life->told[0]);
+		life->told[0] = -1;
 		return;
+	}
+	if (life->told[1] >= 0)
+		close(life->told[1]);
+	life->told[1] = -1;
 	if (policy->report_denials) {
 		/* what the denials are judged by, before the environment goes */
 		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
@@ -735,7 +855,8 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		sv->trace_data = &life->tracer;
 	}
 	forget_secrets(policy);
-	r = lr_supervise_confine(sv, &features, &policy->run_as, NULL, 0, err, sizeof(err));
+	r = lr_supervise_confine(sv, &features, &policy->run_as, life->told,
+				 life->told[0] >= 0 ? 1 : 0, err, sizeof(err));
 	if (r == 0 && !sv->handshake)
 		ready = 1;
 	else if (r == 0 &&
@@ -764,12 +885,12 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 		lr_warn("supervisor: %s", r == -ETIMEDOUT
 						  ? "processes of the tree could not be ended"
 						  : strerror(-r));
-	if (ready && policy->report_denials)
-		report_denials(policy, life);
 	status = !out.ended		   ? LR_EXIT_FAILURE
 		 : out.why == LR_END_TIMEOUT ? 124
 		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
 					   : 128 + WTERMSIG(out.status);
+	if (ready && policy->report_denials)
+		report_denials(policy, life, status != 0, status);
 	if (ready && life->audit.fd >= 0 &&
 	    (!(ended = lr_audit_ended(&life->audit, &out, status)) ||
 	     (r = lr_audit_write(&life->audit, ended)) < 0))
@@ -957,7 +1078,9 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &policy);
 	apply_defaults(&policy);
 	resolve_user(&policy);
+	life.told[0] = life.told[1] = -1;
 	supervise(&policy, &life, argv);
+	broker.report = life.told[1];
 
 	load_env_file(&policy, &file_env);
 	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)

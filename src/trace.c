@@ -16,8 +16,10 @@
 #include <sys/un.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "landrun/broker.h"
 #include "landrun/elf.h"
 #include "landrun/seccomp.h"
 #include "landrun/trace.h"
@@ -80,6 +82,7 @@ int lr_trace_attach(struct lr_tracer *t, pid_t child, char *err, size_t errlen)
 void lr_trace_free(struct lr_tracer *t)
 {
 	lr_denials_free(&t->denials);
+	lr_strlist_free(&t->home_missing);
 	free(t->pending);
 	t->pending = NULL;
 	t->n_pending = 0;
@@ -281,6 +284,7 @@ static bool dir_allows(const char *entry)
 
 static void record(struct lr_tracer *t, pid_t tid, pid_t tgid, struct lr_denial *d)
 {
+	struct timespec now;
 	char comm[32];
 
 	proc_read(tid, "comm", comm, sizeof(comm));
@@ -289,6 +293,9 @@ static void record(struct lr_tracer *t, pid_t tid, pid_t tgid, struct lr_denial 
 	memcpy(d->comm, comm, sizeof(d->comm));
 	d->pid = tgid;
 	d->main = tgid == t->child;
+	/* the same clock as the broker's, for the order of the report */
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == 0)
+		d->last = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	if (lr_denials_add(&t->denials, d) < 0 && !t->error)
 		t->error = -ENOMEM;
 }
@@ -454,6 +461,59 @@ static bool decode_socket(struct lr_denial *d, const struct lr_trace_pending *p,
 	return false;
 }
 
+/*
+ * PATH, beneath the command's private HOME (privdir.h: made by the command's
+ * process, landrun's child, as /tmp/landrun.PID.XXXXXX/home), and one that
+ * a user's HOME may hold: "~/REST", or NULL.
+ */
+static char *in_private_home(const struct lr_tracer *t, const char *path)
+{
+	char prefix[64], *s;
+	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "/tmp/landrun.%d.", (int)t->child);
+	const char *rest;
+
+	if (!path || strncmp(path, prefix, n) != 0 || strlen(path) < n + 6 ||
+	    strncmp(path + n + 6, "/home/", 6) != 0)
+		return NULL;
+	rest = path + n + 12;
+	if (!*rest || strstr(rest, "/../") || strncmp(rest, "../", 3) == 0)
+		return NULL;
+	/* what a user keeps there: ~/.NAME, and beneath ~/.config, ~/.local
+	 * (not a tool's own tree, ~/.npm/_cacache/..., nor a cache) */
+	if (strchr(rest, '/') && strncmp(rest, ".config/", 8) != 0 &&
+	    strncmp(rest, ".local/share/", 13) != 0 && strncmp(rest, ".local/state/", 13) != 0)
+		return NULL;
+	return asprintf(&s, "~/%s", rest) < 0 ? NULL : s;
+}
+
+/* An open of TID's that found nothing (ENOENT): kept if it looked in the
+ * private HOME (by an absolute path, as $HOME/... is). */
+static void not_found(struct lr_tracer *t, const struct lr_trace_pending *p,
+		      const struct call *c)
+{
+	_cleanup_free_ char *asked = asked_at(p, c->path);
+	char *rel;
+	uint64_t flags = 0;
+
+	if (c->kind == OPEN2)
+		peek(p->tid, p->args[2], &flags, sizeof(flags), false);
+	else
+		flags = p->args[c->flags];
+	if ((flags & O_CREAT) || !asked || asked[0] != '/' || !(rel = in_private_home(t, asked)))
+		return;
+	if (lr_strlist_contains(&t->home_missing, rel)) {
+		free(rel);
+		return;
+	}
+	t->n_home_missing++;
+	if (t->home_missing.n >= LR_TRACE_HOME_MAX) {
+		free(rel);
+		return;
+	}
+	if (lr_strlist_take(&t->home_missing, rel) < 0 && !t->error)
+		t->error = -ENOMEM;
+}
+
 /* A traced call of TID failed with ERR: what was denied, if the sandbox did. */
 static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int err)
 {
@@ -463,6 +523,10 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	pid_t tgid;
 	bool keep = true;
 
+	if (c && err == ENOENT && (c->kind == OPEN || c->kind == OPEN2)) {
+		not_found(t, p, c);
+		return;
+	}
 	if (!c || (err != EACCES && !(c->kind == SOCKET && err == EPERM)))
 		return;
 	tgid = tgid_of(p->tid);
@@ -512,6 +576,7 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	case MAKE:
 		d.op = LR_DENIED_CREATE;
 		d.path = canonical(full, false);
+		d.dir = strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0;
 		break;
 	case REMOVE:
 		d.op = LR_DENIED_REMOVE;
@@ -533,6 +598,52 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 	if (keep && !dac_denial(&d))
 		record(t, p->tid, tgid, &d);
 	lr_denial_free(&d);
+}
+
+int lr_trace_told(struct lr_tracer *t, const void *msg, size_t len)
+{
+	const struct lr_broker_told *m = msg;
+	struct lr_denial d = { 0 };
+	size_t n;
+
+	if (len <= offsetof(struct lr_broker_told, path) || len > sizeof(*m) + PATH_MAX)
+		return -EINVAL;
+	n = len - offsetof(struct lr_broker_told, path);
+	if (m->path[n - 1] != '\0' || strlen(m->path) != n - 1 || m->pid <= 0)
+		return -EINVAL;
+	switch (m->op) {
+	case LR_DENIED_READ:
+	case LR_DENIED_LIST:
+	case LR_DENIED_WRITE:
+	case LR_DENIED_CREATE:
+	case LR_DENIED_REMOVE:
+		if (m->path[0] != '/')
+			return -EINVAL;
+		d.path = strdup(m->path);
+		d.asked = strdup(m->path);
+		if (!d.path || !d.asked) {
+			lr_denial_free(&d);
+			return -ENOMEM;
+		}
+		d.dir = m->op == LR_DENIED_CREATE && m->dir;
+		break;
+	case LR_DENIED_CALL:
+		if (m->path[0])
+			return -EINVAL;
+		d.nr = m->nr;
+		memcpy(d.args, m->args, sizeof(d.args));
+		break;
+	default:
+		return -EINVAL;
+	}
+	d.op = (enum lr_denied_op)m->op;
+	d.err = m->err;
+	d.pid = m->pid;
+	d.main = m->pid == t->child;
+	d.last = m->when;
+	memcpy(d.comm, m->comm, sizeof(d.comm));
+	d.comm[sizeof(d.comm) - 1] = '\0';
+	return lr_denials_add(&t->denials, &d);
 }
 
 /* ------------------------------------------------------------------- stops */

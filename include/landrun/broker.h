@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "landrun/landlock.h"
@@ -48,6 +49,37 @@
 
 /* Lines the broker writes about what it refused, before it stays quiet. */
 #define LR_BROKER_MAX_MESSAGES 20
+
+/*
+ * --report-denials: what the broker tells the supervisor (lr_broker.report,
+ * one datagram each), since the calls it sees never reach the tracer (its
+ * user notification comes before the trace filter's SECCOMP_RET_TRACE):
+ *   - what it refused itself: a chmod or chown of uid 0's outside the
+ *     brokered grants (OP LR_DENIED_CALL, with NR and ARGS), an open of its
+ *     opener's that the command's domain denied (where a secret is carved
+ *     in a brokered grant, every open is the broker's);
+ *   - a call outside the brokered grants that it leaves to Landlock, when
+ *     the grants Landlock has (the broker's own domain: every grant) give
+ *     none of the rights it needs: made (mkdir, mknod, an open that
+ *     creates), removed, written (an open for writing).  It checks that the
+ *     entry is, or is not, there, and that the file permissions allow it.
+ * PATH is canonical, as the tracer's; the text is the command's (escaped
+ * wherever it is shown).
+ */
+struct lr_broker_told {
+	int32_t op;		/* enum lr_denied_op */
+	int32_t err;
+	int32_t pid;		/* the thread group */
+	int32_t nr;		/* LR_DENIED_CALL: the call */
+	uint64_t args[6];
+	uint64_t when;		/* CLOCK_MONOTONIC, in ns */
+	uint8_t dir;		/* LR_DENIED_CREATE: a directory */
+	char comm[16];
+	char path[];		/* NUL-terminated (but for LR_DENIED_CALL: empty) */
+};
+
+/* What the broker remembers it told, not to tell it again. */
+#define LR_BROKER_TOLD_MAX 256
 
 /* A brokered directory: a writable grant, pinned. */
 struct lr_broker_root {
@@ -90,6 +122,10 @@ struct lr_broker {
 				 * command's own domain that opens what the broker does not
 				 * serve, for the broker to judge */
 	unsigned messages;	/* refusals told */
+	int report;		/* --report-denials: the supervisor's socket, or -1
+				 * (struct lr_broker_told) */
+	uint64_t told[LR_BROKER_TOLD_MAX];	/* hashes of what was told */
+	size_t n_told;
 	bool quiet;		/* the next refusal is landrun's own witness's */
 	bool as_parent;		/* the broker is the command's parent (plan->broker_parent) */
 	bool supervised;	/* ... under landrun's supervisor, which signals every

@@ -54,7 +54,11 @@ struct lr_denial {
 	char comm[16];		/* the process, at its first such denial */
 	pid_t pid;		/* its thread group */
 	bool main;		/* it is the command itself (landrun's child) */
+	bool dir;		/* CREATE: the entry is a directory (mkdir) */
 	unsigned long count;
+	uint64_t last;		/* when it was last denied: CLOCK_MONOTONIC in ns (the
+				 * tracer's, the broker's), or else the order among all
+				 * the denials counted, from 1 (lr_denials_add) */
 };
 
 /* Distinct denials kept; more are counted only. */
@@ -64,11 +68,13 @@ struct lr_denials {
 	struct lr_denial *v;
 	size_t n;
 	unsigned long dropped;	/* denials not kept (past LR_DENIALS_MAX) */
+	unsigned long seen;	/* denials counted, kept or not */
 };
 
 /* Count D: a denial of the same thing (op and target) seen before counts
  * once more, else D is kept (and its strings taken over: D is emptied).
- * 0, or -ENOMEM. */
+ * The one kept was last denied at D's LAST (0: now, by the count).  0, or
+ * -ENOMEM. */
 int lr_denials_add(struct lr_denials *l, struct lr_denial *d);
 void lr_denial_free(struct lr_denial *d);
 void lr_denials_free(struct lr_denials *l);
@@ -110,9 +116,14 @@ enum lr_advice_kind {
 
 struct lr_advice {
 	enum lr_advice_kind kind;
-	const char *key;	/* GRANT: "ro", "rox", "rw", "unix", "connect-tcp", "bind-tcp" */
+	const char *key;	/* GRANT: "ro", "rox", "rw", "unix", "connect-tcp", "bind-tcp",
+				 * or "mkdir" (a directory to make, granting nothing) */
 	char *value;		/* GRANT: the path or the port */
 	char *note;		/* NOTE: why, and what a human might do; GRANT: a remark, or NULL */
+	bool mkdir;		/* GRANT rw: VALUE is a directory to make first, too
+				 * (--mkdir VALUE --rw VALUE) */
+	bool probe;		/* NOTE: a probe that programs do without (/proc/filesystems,
+				 * the locale's files): reported apart, never learned */
 };
 
 /* What would allow D.  0, or -ENOMEM. */
@@ -123,6 +134,32 @@ void lr_advice_free(struct lr_advice *a);
 /* What D was, for humans: "read /etc/gitconfig", "connect to TCP port 443",
  * "socket AF_INET6 SOCK_DGRAM", "mount".  malloc'd, or NULL. */
 char *lr_denial_what(const struct lr_denial *d);
+
+/*
+ * Is PATH (canonical) a directory of HOME's that every tool of the user
+ * shares (~/.cache, ~/.config, ~/.local, ~/.local/share, ~/.local/state)?
+ * Why, or NULL.
+ */
+const char *lr_learn_tools_dir(const char *path, const char *home);
+
+/*
+ * The order --report-denials prints DENIALS in (ORDER gets the indices of
+ * every denial, DENIALS->n of them): those that are not probes (their
+ * advice's PROBE, in IS_PROBE) first, in the order they were first seen,
+ * but when the command FAILED, the last denied of them before all (the
+ * likeliest cause); then the probes.  Returns how many are not probes.
+ */
+size_t lr_learn_report_order(const struct lr_denials *denials, const bool *is_probe,
+			     bool failed, size_t *order);
+
+/*
+ * The line --report-denials prints (no "landrun: ", no newline, escaped)
+ * about the private HOME: the command looked there for MISSING ("~/REST",
+ * N of them, TOTAL in all), of which those with YOURS[i] are in HOME, the
+ * caller's (canonical, or NULL).  malloc'd, or NULL: out of memory.
+ */
+char *lr_learn_home_line(char *const *missing, size_t n, unsigned long total, const bool *yours,
+			 const char *home);
 
 /* The line --report-denials prints for D (no "landrun: ", no newline):
  * "denied read /etc/gitconfig (by git, pid 4242) -> --ro /etc/gitconfig".
@@ -137,6 +174,8 @@ struct lr_learned_entry {
 	char *value;
 	char *what;		/* "read under /etc/ssl", or the note's whole text */
 	unsigned long count;
+	bool mkdir;		/* rw: "mkdir = VALUE" goes first, VALUE being a directory
+				 * the command makes (and landrun makes for it) */
 };
 
 struct lr_learned {
@@ -161,9 +200,11 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 
 /* Widen the paths learned to the directory a human would grant: two or
  * more beneath one directory become that directory, never / or a top
- * directory (/etc), a shared one (/tmp), $HOME or above, one in /proc,
+ * directory (/etc), a shared one (/tmp), $HOME or above, one the tools of
+ * the home share (~/.cache, ~/.config, ~/.local/share...), one in /proc,
  * /sys or /dev, one with a secret's name, nor for writing a protected one.
- * 0, or -ENOMEM. */
+ * A "mkdir" alone above a directory made and granted goes (--mkdir makes
+ * the parents too).  0, or -ENOMEM. */
 int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx);
 
 /* The file's new text: malloc'd, or NULL.  INCLUDE: a profile to include

@@ -7,7 +7,8 @@
  *   - the calls Landlock may deny (open, exec, mkdir, connect...: the list
  *     in seccomp.h), which the trace filter sends to it (SECCOMP_RET_TRACE):
  *     it reads their results at syscall-exit, and records those that failed
- *     with EACCES or EPERM, unless the file's own permissions deny it too;
+ *     with EACCES or EPERM, unless the file's own permissions deny it too,
+ *     and the files the command did not find in its private HOME (ENOENT);
  *   - the calls the seccomp filter denies, which the trap filter turns into
  *     SECCOMP_RET_TRAP: never executed, they stop the caller with SIGSYS,
  *     and the tracer gives it the errno the filter would have (its only
@@ -45,7 +46,14 @@ struct lr_tracer {
 	int error;			/* the first error (-ENOMEM): the report is short */
 	struct lr_trace_pending *pending; /* calls between their seccomp stop and their exit */
 	size_t n_pending;
+	/* what the command looked for in its private HOME (--private-home,
+	 * which is new and empty) and did not find: "~/.config/x", the first
+	 * LR_TRACE_HOME_MAX of them; how many there were in all */
+	struct lr_strlist home_missing;
+	unsigned long n_home_missing;
 };
+
+#define LR_TRACE_HOME_MAX 16
 
 /*
  * Trace CHILD (PTRACE_SEIZE, with every option above), before it loads its
@@ -60,6 +68,13 @@ int lr_trace_attach(struct lr_tracer *t, pid_t child, char *err, size_t errlen);
  * group-stop (it stays stopped, PTRACE_LISTEN); -1: an end, the caller's.
  */
 int lr_trace_stop(void *tracer, pid_t pid, int status);
+
+/*
+ * What the broker told (broker.h: one struct lr_broker_told, LEN bytes):
+ * counted as a denial of T's, as if the tracer had seen it.  0, -EINVAL
+ * (not one; nothing counted), or -ENOMEM.
+ */
+int lr_trace_told(struct lr_tracer *t, const void *msg, size_t len);
 
 void lr_trace_free(struct lr_tracer *t);
 

@@ -450,6 +450,168 @@ t_escaped() {
 	fi
 }
 
+# ===========================================================================
+# The report's order, and what it keeps apart (issue 19)
+
+# Probes that programs do without (/proc/filesystems: libselinux at every
+# mkdir) are one line at the end, never learned; the real denial is told.
+t_probes() {
+	local C=$W/probes.conf
+	rm -f "$C"
+	lr --report-denials --learn "$C" -- /bin/sh -c "$TRY read /proc/filesystems; $TRY read $T/f"
+	if [ "$RC" = 13 ] && [ "$(grep -c '^landrun: denied ' "$W/err")" = 1 ] &&
+		grep -Eqx "landrun: denied read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")" "$W/err" &&
+		grep -qx 'landrun: and 1 probe that programs do without (read /proc/filesystems): not needed; --log-level info shows it' "$W/err"; then
+		tap_ok "a probe programs do without: one line at the end, the real denial told"
+	else
+		tap_not_ok "a probe: $(tr '\n' '|' <"$W/err")"
+	fi
+	if grep -qx "ro = $T/f" "$C" && ! grep -q '^ro = /proc' "$C" &&
+		grep -q '^# denied 1 time: read /proc/filesystems: a probe' "$C"; then
+		tap_ok "--learn learns the real one, and not the probe (a note)"
+	else
+		tap_not_ok "--learn and a probe: $(tr '\n' '|' <"$C")"
+	fi
+	lr --report-denials --log-level info -- /bin/sh -c "$TRY read /proc/filesystems; $TRY read $T/f"
+	if grep -Eq "^landrun: denied read /proc/filesystems \(by lr-try, pid $PID\): a probe that programs do without" "$W/err" &&
+		! grep -q 'probe that programs do without (' "$W/err"; then
+		tap_ok "control: at --log-level info the probe is told in full"
+	else
+		tap_not_ok "--log-level info: $(tr '\n' '|' <"$W/err")"
+	fi
+}
+
+# The denial that made the command fail (the last) comes first.
+t_order() {
+	local first
+	lr --report-denials -- /bin/sh -c "$TRY read $T/ro/file; $TRY read $T/f"
+	first=$(grep '^landrun: ' "$W/err" | head -2 | tr '\n' '|')
+	if [ "$RC" = 13 ] && grep -Eqx "landrun: the command failed \(status 13\): its last denial first\|landrun: denied read $(re "$T/f") .*\|" <<<"$first" &&
+		[ "$(grep -c '^landrun: denied ' "$W/err")" = 2 ]; then
+		tap_ok "a failed command: its last denial first, the others after"
+	else
+		tap_not_ok "the order: $(tr '\n' '|' <"$W/err")"
+	fi
+	lr --report-denials -- /bin/sh -c "$TRY read $T/ro/file; $TRY read $T/f; exit 0"
+	first=$(grep '^landrun: ' "$W/err" | head -1)
+	if [ "$RC" = 0 ] && ! grep -q 'command failed' "$W/err" &&
+		grep -Eqx "landrun: denied read $(re "$T/ro/file") .*" <<<"$first"; then
+		tap_ok "control: a command that succeeds: the denials as they came"
+	else
+		tap_not_ok "control: $(tr '\n' '|' <"$W/err")"
+	fi
+}
+
+# A terminal's device is never advised (its number is another's tomorrow).
+t_terminal() {
+	local dev ok=1
+	for dev in /dev/tty /dev/ptmx; do
+		lr --report-denials -- "$TRY" write "$dev"
+		grep -Eqx "landrun: denied write $(re "$dev") \(by lr-try, pid $PID\): a terminal: landrun grants none by name.*" "$W/err" &&
+			! grep -q -- "--rw $dev" "$W/err" || ok=0
+	done
+	if [ $ok = 1 ]; then
+		tap_ok "a terminal device (/dev/tty, /dev/ptmx): a note, never --rw"
+	else
+		tap_not_ok "a terminal device: $(tr '\n' '|' <"$W/err")"
+	fi
+	lr --report-denials -- "$TRY" write /dev/zero
+	reports "control: another device is advised" 13 \
+		"write /dev/zero \(by lr-try, pid $PID\) -> --rw /dev/zero"
+}
+
+# mkdir -p ~/.cache/mytool/x: --learn makes the directories (mkdir =) and
+# grants the tool's own, never ~/.cache; three runs, then no denial.
+t_learn_mkdir() {
+	local H=$T/home C=$W/mkdir.conf i ok=1 cfg=()
+	local tool="mkdir -p \"\$HOME/.cache/mytool/x\" && echo done >\"\$HOME/.cache/mytool/x/out\""
+	rm -rf "$H" "$C" && mkdir -p "$H" || exit 1
+	for i in 1 2; do
+		HOME=$H lr --env HOME "${cfg[@]}" --learn "$C" -- /bin/sh -c "$tool"
+		[ "$RC" != 0 ] || ok=0
+		cfg=(--config "$C")
+	done
+	if [ $ok = 1 ] && grep -qx "mkdir = $H/.cache/mytool" "$C" && grep -qx "rw = $H/.cache/mytool" "$C" &&
+		! grep -q "^rw = $H/.cache\$" "$C" && [ "$(grep -c '^[a-z-]* = ' "$C")" = 2 ]; then
+		tap_ok "--learn, two runs: mkdir and rw of the tool's own directory, not ~/.cache"
+	else
+		tap_not_ok "--learn, two runs: $(tr '\n' '|' <"$C")"
+	fi
+	HOME=$H lr --env HOME --config "$C" --report-denials -- /bin/sh -c "$tool"
+	if [ "$RC" = 0 ] && ! grep -q '^landrun: denied' "$W/err" && [ "$(cat "$H/.cache/mytool/x/out" 2>/dev/null)" = done ] &&
+		[ "$(stat -c %a "$H/.cache")" = 700 ]; then
+		tap_ok "... the third runs with no denial (landrun made ~/.cache, 0700)"
+	else
+		tap_not_ok "the third run: status $RC: $(tr '\n' '|' <"$W/err")"
+	fi
+	rm -rf "$H/.cache"
+	HOME=$H lr --env HOME -- /bin/sh -c "$tool"
+	if [ "$RC" != 0 ] && [ ! -e "$H/.cache" ]; then
+		tap_ok "control: without the learned file, the tool cannot make it"
+	else
+		tap_not_ok "control: status $RC, $(ls -a "$H")"
+	fi
+}
+
+# base's private HOME: what the command looked for there and did not find,
+# when the caller's HOME has it.
+t_private_home() {
+	local H=$T/realhome
+	mkdir -p "$H/.config/tool" && echo x >"$H/.toolrc" && echo x >"$H/.config/tool/cfg" || exit 1
+	HOME=$H lr --private-home --report-denials -- /bin/sh -c \
+		"cat \"\$HOME/.toolrc\" \"\$HOME/.config/tool/cfg\" \"\$HOME/.absent\" 2>/dev/null; exit 0"
+	if [ "$RC" = 0 ] && grep -qx "landrun: HOME is a new, empty directory (private-home): the command looked there for ~/.toolrc, ~/.config/tool/cfg, ~/.absent, and found nothing; your HOME has them: --env HOME --ro $H/.toolrc,$H/.config/tool/cfg gives it yours (or --env HOME=DIR --rw DIR, a HOME of its own that stays)" "$W/err"; then
+		tap_ok "the private HOME lacked what the caller's has: said, with the way to give it"
+	else
+		tap_not_ok "the private HOME: $(tr '\n' '|' <"$W/err")"
+	fi
+	HOME=$H lr --private-home --report-denials -- /bin/sh -c "cat \"\$HOME/.absent\" 2>/dev/null; exit 0"
+	if [ "$RC" = 0 ] && ! grep -q 'HOME is a new' "$W/err"; then
+		tap_ok "control: what the caller's HOME has not either: not said"
+	else
+		tap_not_ok "control: $(tr '\n' '|' <"$W/err")"
+	fi
+}
+
+# The broker's calls never reach the tracer (its user notification comes
+# first): it tells the supervisor what it refused, and what it left to
+# Landlock that Landlock denies for sure.
+t_broker() {
+	local B=$T/bw D=("with the broker: a directory made outside its grants is told"
+		"with the broker: a file made outside its grants is told"
+		"with a secret carved in its grant (every open the broker's): a read outside is told"
+		"as uid 0 with the broker: a chmod outside its grants is told")
+	mkdir -p "$B" || exit 1
+	if ! "$LANDRUN" "${SYS[@]}" --explain=json --report-denials --rw "$B" -- "$TRY" exit 0 2>/dev/null |
+		grep -q '"id":"fs.broker","requested":true,"enforced":true'; then
+		for d in "${D[@]}"; do skip "$d" "needs the broker with --report-denials: Landlock, seccomp user notification, kernel.yama.ptrace_scope 0"; done
+		return
+	fi
+	lr --report-denials --rw "$B" -- "$TRY" mkdir "$B/sub"
+	quiet "control: with the broker, a directory made in its grant: nothing to tell" 0
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" mkdir "$T/ro/sub"
+	reports "${D[0]}" 13 "create $(re "$T/ro/sub") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro")"
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" mkdir "$T/ro/file"
+	quiet "control: ... but not one that is there already (EEXIST)" 17
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" create "$T/ro/made-$RANDOM"
+	reports "${D[1]}" 13 "create $(re "$T/ro/")made-[0-9]+ \(by lr-try, pid $PID\) -> --rw $(re "$T/ro")"
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" create "$T/ro/file"
+	quiet "control: ... but not an O_EXCL one that is there already (EEXIST)" 17
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" write "$T/ro/file"
+	reports "with the broker: a file written outside its grants is told" 13 \
+		"write $(re "$T/ro/file") \(by lr-try, pid $PID\) -> --rw $(re "$T/ro/file")"
+	echo "K=v" >"$B/.env" || exit 1
+	lr --report-denials --rw "$B" -- "$TRY" read "$T/f"
+	reports "${D[2]}" 13 "read $(re "$T/f") \(by lr-try, pid $PID\) -> --ro $(re "$T/f")"
+	rm -f "$B/.env"
+	if [ "$(id -u)" != 0 ]; then
+		skip "${D[3]}" "runs as uid 0 only"
+		return
+	fi
+	lr --report-denials --rw "$B" --ro "$T/ro" -- "$TRY" chmod "$T/ro/file" 600
+	reports "${D[3]}" 1 "chmod \(by lr-try, pid $PID\): privs\.root-metadata: .*"
+}
+
 t_nothing
 t_read
 t_egress
@@ -463,6 +625,12 @@ t_secret
 t_learn
 t_learn_names
 t_escaped
+t_probes
+t_order
+t_terminal
+t_learn_mkdir
+t_private_home
+t_broker
 t_tracer
 t_exitkill
 t_no_secret

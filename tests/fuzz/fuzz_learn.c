@@ -70,6 +70,7 @@ static void add_denial(struct lr_denials *l, const char *part, size_t len)
 	size_t n = len - 1;
 
 	d.op = ops[b % (sizeof(ops) / sizeof(*ops))];
+	d.dir = (b & 0x80) != 0; /* a CREATE of a directory (mkdir) */
 	d.port = (unsigned)b * 257u % 65536u;
 	strcpy(d.comm, "tool");
 	sep = memchr(path, '\x01', n);
@@ -119,14 +120,33 @@ static bool advised(const struct advice_list *a, const char *key, const char *va
 	return false;
 }
 
-/* Everything but the grants and ports, which --learn never writes. */
+/* A directory to make: in the file before, or what a denial's advice makes. */
+static void check_mkdirs(const struct lr_policy *after, const struct lr_policy *before,
+			 const struct advice_list *a)
+{
+	for (size_t i = 0; i < after->n_mkdirs; i++) {
+		bool ok = false;
+
+		for (size_t j = 0; !ok && j < before->n_mkdirs; j++)
+			ok = strcmp(after->mkdirs[i], before->mkdirs[j]) == 0;
+		for (size_t j = 0; !ok && j < a->n; j++)
+			ok = a->v[j].kind == LR_ADVICE_GRANT &&
+			     (a->v[j].mkdir || strcmp(a->v[j].key, "mkdir") == 0) &&
+			     strcmp(a->v[j].value, after->mkdirs[i]) == 0;
+		lr_fuzz_check(ok, "the learned file makes %s, which neither was in it nor a "
+				  "denial's advice makes",
+			      after->mkdirs[i]);
+	}
+}
+
+/* Everything but the grants, ports and directories to make, which --learn
+ * writes. */
 static void check_rest(const struct lr_policy *after, const struct lr_policy *before)
 {
 	lr_fuzz_check(after->n_env <= before->n_env && after->n_secrets <= before->n_secrets &&
 			      after->n_allow_dotenv <= before->n_allow_dotenv &&
 			      after->n_allow_protected <= before->n_allow_protected &&
 			      after->n_allow_domains <= before->n_allow_domains &&
-			      after->n_mkdirs <= before->n_mkdirs &&
 			      after->n_keep_fds <= before->n_keep_fds,
 		      "the learned file holds more settings than before");
 	lr_fuzz_check((!after->unrestricted_fs || before->unrestricted_fs) &&
@@ -206,6 +226,7 @@ static void check_file(const char *text, size_t len, const struct lr_strlist *be
 				break;
 		}
 	check_rest(&after, before);
+	check_mkdirs(&after, before, a);
 	lr_policy_free(&after);
 }
 

@@ -5,9 +5,14 @@
  * holes found at start, the stricter of them, and the allowances.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "landrun/broker.h"
+#include "landrun/trace.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -76,4 +81,58 @@ Test(broker, judge_at_slash)
 
 	cr_expect_eq(lr_broker_judge(&b, "/", "/x/.git", &why), LR_BROKER_PROTECTED);
 	cr_expect_eq(lr_broker_judge(&b, "/", "/x/y", &why), LR_BROKER_OK);
+}
+
+/* What the broker tells the supervisor (lr_broker_told), read back by the
+ * tracer (lr_trace_told): a denial as the tracer would have it, or nothing
+ * for what is not one. */
+static size_t told(char *buf, int op, const char *path,
+		   int32_t pid)
+{
+	struct lr_broker_told t = { .op = op, .err = EACCES, .pid = pid, .when = 7, .dir = 1 };
+	size_t at = offsetof(struct lr_broker_told, path);
+
+	strcpy(t.comm, "mkdir");
+	memcpy(buf, &t, at);
+	strcpy(buf + at, path);
+	return at + strlen(path) + 1;
+}
+
+Test(broker, told)
+{
+	_Alignas(struct lr_broker_told) char buf[512];
+	struct lr_tracer t = { .child = 42 };
+	size_t n;
+
+	n = told(buf, LR_DENIED_CREATE, "/home/u/.cache", 42);
+	cr_assert_eq(lr_trace_told(&t, buf, n), 0);
+	cr_assert_eq(t.denials.n, 1);
+	cr_expect_eq(t.denials.v[0].op, LR_DENIED_CREATE);
+	cr_expect_str_eq(t.denials.v[0].path, "/home/u/.cache");
+	cr_expect(t.denials.v[0].dir && t.denials.v[0].main);
+	cr_expect_eq(t.denials.v[0].last, 7);
+	cr_expect_str_eq(t.denials.v[0].comm, "mkdir");
+	/* a call: no path */
+	n = told(buf, LR_DENIED_CALL, "", 43);
+	((struct lr_broker_told *)buf)->nr = SYS_fchmodat;
+	cr_assert_eq(lr_trace_told(&t, buf, n), 0);
+	cr_expect_eq(t.denials.v[1].nr, SYS_fchmodat);
+	cr_expect(!t.denials.v[1].main);
+	/* not one: cut short, no NUL, a relative path, a path for a call, no
+	 * pid, an op the broker never tells */
+	n = told(buf, LR_DENIED_READ, "/srv/a", 42);
+	cr_expect_eq(lr_trace_told(&t, buf, offsetof(struct lr_broker_told, path)), -EINVAL);
+	cr_expect_eq(lr_trace_told(&t, buf, n - 1), -EINVAL);
+	n = told(buf, LR_DENIED_READ, "srv/a", 42);
+	cr_expect_eq(lr_trace_told(&t, buf, n), -EINVAL);
+	n = told(buf, LR_DENIED_CALL, "/srv/a", 42);
+	cr_expect_eq(lr_trace_told(&t, buf, n), -EINVAL);
+	n = told(buf, LR_DENIED_READ, "/srv/a", 0);
+	cr_expect_eq(lr_trace_told(&t, buf, n), -EINVAL);
+	n = told(buf, LR_DENIED_CONNECT_TCP, "/srv/a", 42);
+	cr_expect_eq(lr_trace_told(&t, buf, n), -EINVAL);
+	n = told(buf, 999, "/srv/a", 42);
+	cr_expect_eq(lr_trace_told(&t, buf, n), -EINVAL);
+	cr_expect_eq(t.denials.n, 2);
+	lr_trace_free(&t);
 }

@@ -139,10 +139,10 @@ Test(learn_advise, files)
 	d = fs(LR_DENIED_REMOVE, "/srv/data/f", "/srv/data/f");
 	expect_grant(&d, "rw", "/srv/data");
 	/* the command's own /proc entries are /proc/self to landrun */
-	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
+	d = fs(LR_DENIED_READ, "/proc/self/environ", "/proc/4242/environ");
 	d.main = true;
-	expect_grant(&d, "ro", "/proc/self/maps");
-	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4243/maps");
+	expect_grant(&d, "ro", "/proc/self/environ");
+	d = fs(LR_DENIED_READ, "/proc/self/environ", "/proc/4243/environ");
 	d.pid = 4243;
 	expect_note(&d, "--ro /proc would allow it");
 	/* granted, and denied all the same */
@@ -159,6 +159,10 @@ Test(learn_advise, files)
 	expect_note(&d, "is the home directory");
 	d = fs(LR_DENIED_LIST, "/", "/");
 	expect_note(&d, "shared");
+	d = fs(LR_DENIED_LIST, "/var", "/var");
+	expect_note(&d, "a top directory: --ro /var would grant every file");
+	d = fs(LR_DENIED_LIST, "/etc/ssl", "/etc/ssl");
+	expect_grant(&d, "ro", "/etc/ssl");
 	d = fs(LR_DENIED_CREATE, "/tmp/x.1", "/tmp/x.1");
 	expect_note(&d, "--private-tmp");
 	d = fs(LR_DENIED_CREATE, "/home/u/.toolrc", "/home/u/.toolrc");
@@ -331,7 +335,7 @@ Test(learn_file, widened_grouped_and_commented)
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.inputrc", "/home/u/.inputrc"));
 	learn(&l, fs(LR_DENIED_READ, "/home/u/.gitconfig", "/home/u/.gitconfig"));
 	/* nothing widened in /proc */
-	d = fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/maps");
+	d = fs(LR_DENIED_READ, "/proc/self/environ", "/proc/4242/environ");
 	d.main = true;
 	learn(&l, d);
 	d = fs(LR_DENIED_READ, "/proc/self/status", "/proc/4242/status");
@@ -368,8 +372,8 @@ Test(learn_file, widened_grouped_and_commented)
 		"# denied 1 time: read /home/u/.inputrc\n"
 		"ro = /home/u/.inputrc\n"
 		"\n"
-		"# denied 1 time: read /proc/self/maps\n"
-		"ro = /proc/self/maps\n"
+		"# denied 1 time: read /proc/self/environ\n"
+		"ro = /proc/self/environ\n"
 		"\n"
 		"# denied 1 time: read /proc/self/status\n"
 		"ro = /proc/self/status\n"
@@ -635,4 +639,248 @@ Test(learn_file, update_through_the_descriptor)
 		  "%s", buf);
 	close(fd);
 	lr_denials_free(&l);
+}
+
+/* ---------------------------------------------- probes, terminals, the home */
+
+static struct lr_denial made(const char *path)
+{
+	struct lr_denial d = fs(LR_DENIED_CREATE, path, path);
+
+	d.dir = true;
+	return d;
+}
+
+static bool probe_of(struct lr_denial d)
+{
+	struct lr_advice a;
+	bool probe;
+
+	cr_assert_eq(lr_learn_advise(&d, &ctx, &a), 0);
+	probe = a.probe && a.kind == LR_ADVICE_NOTE && a.note && strstr(a.note, "do without");
+	lr_advice_free(&a);
+	lr_denial_free(&d);
+	return probe;
+}
+
+/* What programs try and do without is a probe, told apart and never a
+ * setting; what they need is not. */
+Test(learn_advise, probes)
+{
+	struct lr_denial d;
+
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/proc/filesystems", "/proc/filesystems")));
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/proc/self/mounts", "/proc/4243/mounts")));
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/proc/self/maps", "/proc/4242/task/4250/maps")));
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/etc/ld.so.cache", "/etc/ld.so.cache")));
+	cr_expect(probe_of(fs(LR_DENIED_LIST, "/etc", "/etc")));
+	cr_expect(probe_of(fs(LR_DENIED_LIST, "/usr/lib/x86_64-linux-gnu/glibc-hwcaps",
+			      "/usr/lib/x86_64-linux-gnu/glibc-hwcaps")));
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/usr/lib/locale/C.UTF-8/LC_CTYPE",
+			      "/usr/lib/locale/C.UTF-8/LC_CTYPE")));
+	cr_expect(probe_of(fs(LR_DENIED_READ, "/sys/fs/cgroup/memory.max",
+			      "/sys/fs/cgroup/memory.max")));
+	/* the command's own: --ro /proc/self/... would allow it */
+	d = fs(LR_DENIED_READ, "/proc/self/mountinfo", "/proc/4242/mountinfo");
+	d.main = true;
+	expect_note(&d, "--ro /proc/self/mountinfo would allow it");
+	/* controls: written, or needed, or only named alike */
+	cr_expect(!probe_of(fs(LR_DENIED_WRITE, "/proc/self/maps", "/proc/4242/maps")));
+	cr_expect(!probe_of(fs(LR_DENIED_READ, "/proc/self/status", "/proc/4242/status")));
+	cr_expect(!probe_of(fs(LR_DENIED_READ, "/proc/filesystems2", "/proc/filesystems2")));
+	cr_expect(!probe_of(fs(LR_DENIED_READ, "/usr/lib/x86_64-linux-gnu/libssl.so.3",
+			       "/usr/lib/x86_64-linux-gnu/libssl.so.3")));
+	cr_expect(!probe_of(fs(LR_DENIED_READ, "/srv/tls/key.pem", "/srv/tls/key.pem")));
+	d = fs(LR_DENIED_READ, "/etc/resolv.conf", "/etc/resolv.conf");
+	expect_grant(&d, "ro", "/etc/resolv.conf");
+}
+
+/* A terminal is never granted by name. */
+Test(learn_advise, terminals)
+{
+	static const char *const ttys[] = { "/dev/pts/0", "/dev/tty", "/dev/tty1", "/dev/console",
+					    "/dev/ptmx", "/dev/pts/12" };
+	struct lr_denial d;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ttys); i++) {
+		d = fs(LR_DENIED_WRITE, ttys[i], ttys[i]);
+		expect_note(&d, "a terminal: landrun grants none by name");
+		d = fs(LR_DENIED_READ, ttys[i], ttys[i]);
+		expect_note(&d, "a terminal");
+	}
+	/* controls */
+	d = fs(LR_DENIED_WRITE, "/dev/null", "/dev/null");
+	expect_grant(&d, "rw", "/dev/null");
+	d = fs(LR_DENIED_READ, "/dev/ttyrc", "/dev/ttyrc/x");
+	expect_grant(&d, "ro", "/dev/ttyrc/x");
+}
+
+/* The directories every tool of the home shares are never granted: what a
+ * tool makes in one is its own, made and granted (--mkdir, --rw). */
+Test(learn_advise, the_tools_own_directory)
+{
+	struct lr_advice a;
+	struct lr_denial d;
+	char *line;
+
+	cr_expect_not_null(lr_learn_tools_dir("/home/u/.cache", "/home/u"));
+	cr_expect_not_null(lr_learn_tools_dir("/home/u/.local/share", "/home/u"));
+	cr_expect_null(lr_learn_tools_dir("/home/u/.cache/t", "/home/u"));
+	cr_expect_null(lr_learn_tools_dir("/home/uu/.cache", "/home/u"));
+	cr_expect_null(lr_learn_tools_dir("/home/u/.cache", NULL));
+
+	d = made("/home/u/.cache/mytool");
+	cr_assert_eq(lr_learn_advise(&d, &ctx, &a), 0);
+	cr_expect_eq(a.kind, LR_ADVICE_GRANT);
+	cr_expect_str_eq(a.key, "rw");
+	cr_expect_str_eq(a.value, "/home/u/.cache/mytool");
+	cr_expect(a.mkdir);
+	line = lr_learn_report_line(&d, &a);
+	cr_expect_str_eq(line, "denied create /home/u/.cache/mytool (by git, pid 4242) -> "
+			       "--mkdir /home/u/.cache/mytool --rw /home/u/.cache/mytool");
+	free(line);
+	lr_advice_free(&a);
+	lr_denial_free(&d);
+	/* ~/.cache itself: made, granted to none */
+	d = made("/home/u/.cache");
+	expect_grant(&d, "mkdir", "/home/u/.cache");
+	d = made("/home/u/.local/share");
+	expect_grant(&d, "mkdir", "/home/u/.local/share");
+	/* a directory of its own in the home */
+	d = made("/home/u/.mytool");
+	expect_grant(&d, "rw", "/home/u/.mytool");
+	/* ... but never a secret's */
+	d = made("/home/u/.ssh");
+	expect_note(&d, "credentials");
+	d = made("/home/u/.gnupg");
+	expect_note(&d, "credentials");
+	/* a file in one: a note, not the directory of every tool */
+	d = fs(LR_DENIED_CREATE, "/home/u/.cache/t.json", "/home/u/.cache/t.json");
+	expect_note(&d, "shared by every tool of the home");
+	d = fs(LR_DENIED_LIST, "/home/u/.config", "/home/u/.config");
+	expect_note(&d, "shared by every tool of the home");
+	/* beneath a carved grant (the project): a directory is made first */
+	d = made("/home/u/proj/build");
+	expect_grant(&d, "mkdir", "/home/u/proj/build");
+	d = fs(LR_DENIED_CREATE, "/home/u/proj/out.txt", "/home/u/proj/out.txt");
+	expect_note(&d, "--mkdir");
+	/* controls: elsewhere, the directory it is made in */
+	d = made("/srv/out/new");
+	expect_grant(&d, "rw", "/srv/out");
+	d = made("/tmp/x");
+	expect_note(&d, "--private-tmp");
+}
+
+Test(learn_file, made_and_granted)
+{
+	struct lr_learned l = { 0 }, again;
+	char *text, *text2;
+
+	/* mkdir -p ~/.cache/mytool/x, three runs: ~/.cache, then the tool's */
+	learn(&l, made("/home/u/.cache"));
+	learn(&l, made("/home/u/.cache/mytool"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.cache/other/a", "/home/u/.cache/other/a"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/.cache/third/b", "/home/u/.cache/third/b"));
+	learn(&l, fs(LR_DENIED_READ, "/proc/filesystems", "/proc/filesystems"));
+	text = render(&l);
+	cr_expect_str_eq(text,
+		"# landrun --learn: what would have allowed what the command was denied.\n"
+		"# Review every line; then: landrun --config FILE [the same options] -- COMMAND\n"
+		"# (a line without \"# denied\" just above it is yours: kept as it is)\n"
+		"include = base\n"
+		"\n"
+		"# denied 1 time: read /home/u/.cache/other/a\n"
+		"ro = /home/u/.cache/other/a\n"
+		"\n"
+		"# denied 1 time: read /home/u/.cache/third/b\n"
+		"ro = /home/u/.cache/third/b\n"
+		"\n"
+		"# denied 2 times: make the directory /home/u/.cache/mytool\n"
+		"mkdir = /home/u/.cache/mytool\n"
+		"rw = /home/u/.cache/mytool\n"
+		"\n"
+		"# Not learned (nothing below is granted):\n"
+		"# denied 1 time: read /proc/filesystems: a probe that programs do without: not "
+		"needed (--ro /proc/filesystems would allow it)\n");
+	/* read back: the same */
+	cr_assert_eq(lr_learned_parse(text, strlen(text), &again), 0);
+	cr_expect_eq(lr_learned_count(&again), 3);
+	text2 = render(&again);
+	cr_expect_str_eq(text2, text);
+	free(text2);
+	lr_learned_free(&again);
+	free(text);
+	lr_learned_free(&l);
+	/* a lone mkdir stays, and reads back as one */
+	learn(&l, made("/home/u/.cache"));
+	text = render(&l);
+	cr_expect(strstr(text, "\nmkdir = /home/u/.cache\n"), "%s", text);
+	cr_assert_eq(lr_learned_parse(text, strlen(text), &again), 0);
+	cr_expect_eq(lr_learned_count(&again), 1);
+	cr_expect_str_eq(again.v[0].key, "mkdir");
+	cr_expect(!again.v[0].mkdir);
+	lr_learned_free(&again);
+	free(text);
+	lr_learned_free(&l);
+}
+
+/* The likeliest cause first when the command failed; the probes last. */
+Test(learn_denials, report_order)
+{
+	struct lr_denials l = { 0 };
+	struct lr_denial d;
+	bool probe[4] = { false, true, false, false };
+	size_t order[4];
+
+	d = fs(LR_DENIED_READ, "/srv/a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/proc/filesystems", "/proc/filesystems");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/srv/b", "/srv/b");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = fs(LR_DENIED_READ, "/srv/c", "/srv/c");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	/* /srv/a again: the last now */
+	d = fs(LR_DENIED_READ, "/srv/a", "/srv/a");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_eq(l.n, 4);
+	cr_expect_eq(l.v[0].last, 5);
+	cr_expect_eq(l.v[3].last, 4);
+
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 3);
+	cr_expect(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	cr_expect_eq(lr_learn_report_order(&l, probe, false, order), 3);
+	cr_expect(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	/* the last is another */
+	d = fs(LR_DENIED_READ, "/srv/c", "/srv/c");
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 3);
+	cr_expect(order[0] == 3 && order[1] == 0 && order[2] == 2 && order[3] == 1);
+	/* only probes */
+	for (int i = 0; i < 4; i++)
+		probe[i] = true;
+	cr_expect_eq(lr_learn_report_order(&l, probe, true, order), 0);
+	cr_expect(order[0] == 0 && order[3] == 3);
+	lr_denials_free(&l);
+}
+
+/* What the command looked for in its private HOME, and found nothing. */
+Test(learn_advise, private_home)
+{
+	char *missing[] = { "~/.npmrc", "~/.config/git/config", "~/.x\x1b[31m", "~/.a", "~/.b" };
+	bool none[5] = { false }, some[5] = { false, true, false, false, false };
+	char *line;
+
+	line = lr_learn_home_line(missing, 2, 2, some, "/home/u");
+	cr_expect_str_eq(line, "HOME is a new, empty directory (private-home): the command looked "
+			       "there for ~/.config/git/config, ~/.npmrc, and found nothing; your "
+			       "HOME has it: --env HOME --ro /home/u/.config/git/config gives it "
+			       "yours (or --env HOME=DIR --rw DIR, a HOME of its own that stays)");
+	free(line);
+	line = lr_learn_home_line(missing, 5, 9, none, "/home/u");
+	cr_expect_str_eq(line, "HOME is a new, empty directory (private-home): the command looked "
+			       "there for ~/.npmrc, ~/.config/git/config, ~/.x\\x1b[31m and 6 more, "
+			       "and found nothing (nor would it in yours; --env HOME=DIR --rw DIR "
+			       "gives it a HOME of its own that stays)");
+	free(line);
 }
