@@ -788,7 +788,39 @@ static const struct lr_broker_inode *hole_inode(const struct lr_broker *b, const
 	return NULL;
 }
 
-/* Refuse, and say so (a few times: the command may try without end). */
+static void tell(struct call *c, struct lr_broker_told *t, const char *path);
+
+/* --report-denials: a refusal of the broker's, as the denial it is (WHAT
+ * says which: refuse's words), for the report's advice (--allow-dotenv,
+ * --allow-protected: never learned). */
+static void tell_refused(struct call *c, const char *what, const char *path)
+{
+	static const struct {
+		const char *what;
+		enum lr_denied_op op;
+		bool dir;
+	} ops[] = {
+		{ "reading", LR_DENIED_READ, false }, { "linking", LR_DENIED_READ, false },
+		{ "removing", LR_DENIED_REMOVE, false }, { "renaming", LR_DENIED_REMOVE, false },
+		{ "renaming over", LR_DENIED_REMOVE, false }, { "replacing", LR_DENIED_REMOVE, false },
+		{ "making the directory", LR_DENIED_CREATE, true },
+	};
+	struct lr_broker_told t = { .op = LR_DENIED_CREATE, .err = EACCES };
+
+	if (strcmp(what, "writing") == 0 || strcmp(what, "truncating") == 0 ||
+	    strncmp(what, "changing the ", 13) == 0 || strstr(what, "an attribute of"))
+		t.op = LR_DENIED_WRITE;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(what, ops[i].what) == 0) {
+			t.op = (int32_t)ops[i].op;
+			t.dir = ops[i].dir;
+		}
+	if (path[0] == '/')
+		tell(c, &t, path);
+}
+
+/* Refuse, and say so (a few times: the command may try without end), and
+ * tell the supervisor (--report-denials). */
 static struct answer refuse(struct call *c, const char *what, const char *path,
 			    enum lr_broker_verdict v, const char *why)
 {
@@ -798,6 +830,7 @@ static struct answer refuse(struct call *c, const char *what, const char *path,
 		c->b->quiet = false;
 		return fail(EACCES);
 	}
+	tell_refused(c, what, path);
 	if (c->b->messages < LR_BROKER_MAX_MESSAGES) {
 		lr_escape(p, sizeof(p), path, strlen(path), true);
 		if (v == LR_BROKER_SECRET)

@@ -204,6 +204,19 @@ t_secret() {
 	else
 		tap_not_ok "a .env in a writable grant: the broker refuses it, in one line"
 	fi
+	# ... and it is in the report, with the broker too (which tells the
+	# supervisor), as is a protected name; --learn learns neither
+	reports "a .env in a writable grant: in the report, --allow-dotenv with a warning" 13 \
+		"read $(re "$P/.env") \(by lr-try, pid $PID\): a secret file, kept out on purpose; --allow-dotenv $(re "$P/.env") would let the command read it \(think twice: it holds keys\)"
+	rm -f "$W/prot.conf"
+	lr --report-denials --learn "$W/prot.conf" --rw "$P" -- "$TRY" mkdir "$P/.claude"
+	reports "a new .claude in a writable grant: in the report, --allow-protected with a warning" 13 \
+		"create $(re "$P/.claude") \(by lr-try, pid $PID\): read-only on purpose: Claude Code runs what is there later, outside the sandbox; --allow-protected $(re "$P/.claude") would make it writable \(think twice\)"
+	if [ -f "$W/prot.conf" ] && ! grep -v '^#' "$W/prot.conf" | grep -q . && [ ! -e "$P/.claude" ]; then
+		tap_ok "--learn proposes no setting for it, and nothing was made"
+	else
+		tap_not_ok "--learn proposes no setting for it, and nothing was made: $(grep -v '^#' "$W/prot.conf" 2>&1)"
+	fi
 	lr --learn "$P/learned.conf" --rw "$P" -- "$TRY" exit 0
 	if [ "$RC" = 125 ] && grep -q -- "--learn $P/learned.conf: inside the writable grant" "$W/err"; then
 		tap_ok "--learn FILE inside a writable grant is refused"
