@@ -129,8 +129,14 @@ t_pid1_sigterm() {
 # 5 orphans that end only once PID 1 no longer runs the shell, which reaps
 # any child while it waits for its own (on a slow machine, short-lived
 # orphans were reaped by the shell, and the control saw no zombie); the
-# command needs --rw "$W" for the marker
-ORPHANS="rm -f $W/go; for i in 1 2 3 4 5; do sh -c \"(until [ -e $W/go ]; do sleep 0.05; done) & exit 0\"; done; : >$W/go; exec sleep 30"
+# command needs --rw "$W" for the markers: go, and one that each orphan
+# writes as it ends
+ORPHANS="rm -f $W/go $W/orphan.*; for i in 1 2 3 4 5; do sh -c \"(until [ -e $W/go ]; do sleep 0.05; done; : >$W/orphan.\\\$\\\$) & exit 0\"; done; : >$W/go; exec sleep 30"
+# the 5 orphans have ended (each wrote its marker, none runs): what is
+# left of them is a zombie or nothing
+orphans_ended() {
+	[ "$(ls "$W"/orphan.* 2>/dev/null | wc -l)" = 5 ] && ! pgrep -f "^sh -c \\(until \\[ -e $W/go" >/dev/null
+}
 
 t_pid1_zombies() {
 	local D=("pid 1: zombies stay at zero while the command makes orphans"
@@ -139,8 +145,9 @@ t_pid1_zombies() {
 	needs_pidns "${D[@]}" || return
 	bg "${PIDNS[@]}" "${LR[@]}" --rw "$W" -- sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
-	sleep 2
-	n=$(zombies "$lp")
+	until_ok 10 orphans_ended
+	until_ok 5 eval '[ "$(zombies "$lp")" = 0 ]'
+	n=$(orphans_ended && zombies "$lp")
 	kill -TERM "$lp"
 	fin
 	if [ "$n" = 0 ] && [ "$RC" = 143 ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $n zombies"; fi
@@ -322,8 +329,9 @@ t_init_status() {
 t_init_zombies() {
 	local n
 	bg "${LR[@]}" --init --rw "$W" -- sh -c "$ORPHANS"
-	sleep 2
-	n=$(zombies "$BG")
+	until_ok 10 orphans_ended
+	until_ok 5 eval '[ "$(zombies "$BG")" = 0 ]'
+	n=$(orphans_ended && zombies "$BG")
 	kill -TERM "$BG"
 	fin
 	if [ "$n" = 0 ]; then tap_ok "--init: zombies stay at zero (a child subreaper reaps the orphans)"
