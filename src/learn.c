@@ -1365,6 +1365,44 @@ static int merge_into(struct lr_learned *l, const char *key_of, const char *dir)
 	return 0;
 }
 
+/* A directory E to make above one O made too: --mkdir makes the parents. */
+static bool made_above(const struct lr_learned_entry *e, const struct lr_learned_entry *o)
+{
+	return strcmp(e->key, "mkdir") == 0 && (o->mkdir || strcmp(o->key, "mkdir") == 0) &&
+	       strcmp(o->value, e->value) != 0 && lr_path_beneath(o->value, e->value);
+}
+
+/* What read-only E would add beside an entry O that reads it too. */
+static bool read_beside(const struct lr_learned_entry *e, const struct lr_learned_entry *o)
+{
+	return strcmp(e->key, "ro") == 0 &&
+	       (strcmp(o->key, "rox") == 0 || strcmp(o->key, "rw") == 0) &&
+	       lr_path_beneath(e->value, o->value);
+}
+
+/* Each setting that another COVERS is dropped, its count added to that one's. */
+static void absorb(struct lr_learned *l,
+		   bool (*covers)(const struct lr_learned_entry *e, const struct lr_learned_entry *o))
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct lr_learned_entry *e = &l->v[i];
+
+		if (!e->key)
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			struct lr_learned_entry *o = &l->v[j];
+
+			if (j == i || !o->key || !covers(e, o))
+				continue;
+			o->count += e->count;
+			entry_free(e);
+			l->v[i] = l->v[--l->n];
+			i--;
+			break;
+		}
+	}
+}
+
 static int cmp_depth_desc(const void *a, const void *b)
 {
 	const struct lr_learned_entry *x = a, *y = b;
@@ -1403,45 +1441,8 @@ int lr_learned_widen(struct lr_learned *l, const struct lr_learn_context *ctx)
 			changed = true;
 		}
 	}
-	/* a directory to make above one made too: --mkdir makes the parents */
-	for (size_t i = 0; i < l->n; i++) {
-		struct lr_learned_entry *e = &l->v[i];
-
-		if (!e->key || strcmp(e->key, "mkdir") != 0)
-			continue;
-		for (size_t j = 0; j < l->n; j++) {
-			struct lr_learned_entry *o = &l->v[j];
-
-			if (j == i || !o->key || (!o->mkdir && strcmp(o->key, "mkdir") != 0) ||
-			    strcmp(o->value, e->value) == 0 || !lr_path_beneath(o->value, e->value))
-				continue;
-			o->count += e->count;
-			entry_free(e);
-			l->v[i] = l->v[--l->n];
-			i--;
-			break;
-		}
-	}
-	/* what read-only would add beside an entry that reads it too */
-	for (size_t i = 0; i < l->n; i++) {
-		struct lr_learned_entry *e = &l->v[i];
-
-		if (!e->key || strcmp(e->key, "ro") != 0)
-			continue;
-		for (size_t j = 0; j < l->n; j++) {
-			struct lr_learned_entry *o = &l->v[j];
-
-			if (j == i || !o->key ||
-			    (strcmp(o->key, "rox") != 0 && strcmp(o->key, "rw") != 0) ||
-			    !lr_path_beneath(e->value, o->value))
-				continue;
-			o->count += e->count;
-			entry_free(e);
-			l->v[i] = l->v[--l->n];
-			i--;
-			break;
-		}
-	}
+	absorb(l, made_above);
+	absorb(l, read_beside);
 	return 0;
 }
 
