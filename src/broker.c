@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -25,12 +26,15 @@
 #include <unistd.h>
 
 #include "landrun/broker.h"
+#include "landrun/egress.h"
 #include "landrun/exec.h"
 #include "landrun/learn.h"
 #include "landrun/landlock_uapi.h"
 #include "landrun/log.h"
 #include "landrun/seccomp.h"
 #include "landrun/secrets.h"
+
+_Static_assert(LR_BROKER_PING_DIRFD == LR_SECCOMP_PING_DIRFD, "the witness's filters send it");
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
@@ -473,7 +477,8 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 	int listener, r;
 	long answer;
 
-	listener = lr_seccomp_load_notify(b->reads, b->metadata, err, errlen);
+	listener = lr_seccomp_load_notify(b->n_roots > 0, b->reads, b->metadata, b->egress_port != 0,
+					  err, errlen);
 	if (listener < 0)
 		return listener;
 	r = send_with_fd(b->sock, "l", 1, listener);
@@ -2011,6 +2016,49 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
  * the command's own socket itself, from the directory it found.  Any other
  * address (IP, abstract, unnamed) continues, for Landlock and the filter.
  */
+/*
+ * --allow-domain with no network namespace (B->egress_port): the proxy
+ * listens on the host's 127.0.0.1, and its port is not among the command's
+ * Landlock rules, so the kernel refuses the command a connect to it, and to
+ * any address on that port.  A connect to the proxy itself the broker makes
+ * on the command's socket (the same socket: what it connects, the command
+ * has connected), with the address it read, which no thread of the command
+ * can change afterwards.  Every other connect is Landlock's to judge
+ * (--connect-tcp's ports, UNIX sockets), whatever its address is by then.
+ */
+static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint64_t len)
+{
+	struct sockaddr_storage ss;
+	uint8_t a16[16];
+	uint16_t port;
+	int sock, type = 0, r;
+	socklen_t tl = sizeof(type);
+
+	if (!c->b->egress_port || len < sizeof(sa_family_t) || len > sizeof(ss))
+		return cont();
+	memset(&ss, 0, sizeof(ss));
+	if (read_bytes(c, addr, &ss, (size_t)len) < 0)
+		return cont(); /* the kernel answers EFAULT */
+	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		port = ntohs(((const struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		port = ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port);
+	else
+		return cont();
+	if (port != c->b->egress_port || lr_egress_addr_from((struct sockaddr *)&ss, a16) < 0 ||
+	    memcmp(a16, (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 }, 16))
+		return cont(); /* not the proxy: Landlock refuses its port */
+	if ((sock = command_fd(c, sockfd)) < 0)
+		return fail(sock == -ESRCH ? ESRCH : EBADF);
+	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
+		close(sock);
+		return cont(); /* not a TCP socket's: the kernel's answer */
+	}
+	r = connect(sock, (struct sockaddr *)&ss, (socklen_t)len) < 0 ? -errno : 0;
+	close(sock);
+	return result(r);
+}
+
 static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t len)
 {
 	struct sockaddr_un sun;
@@ -2133,6 +2181,8 @@ static struct answer serve(struct call *c)
 		return do_truncate(c, a[0], a[1]);
 	case SYS_bind:
 		return do_bind(c, (int)a[0], a[1], a[2]);
+	case SYS_connect:
+		return do_connect(c, (int)a[0], a[1], a[2]);
 	}
 	if (!c->b->metadata)
 		return cont();

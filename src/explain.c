@@ -127,6 +127,12 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 			fprintf(out, " forwarded");
 		}
 		fprintf(out, "\n");
+	} else if (plan->broker_connect) {
+		fprintf(out, "  mode loopback, brokered: no network namespace (%s): the proxy listens "
+			     "on the host's 127.0.0.1, landrun's broker makes the command's connects "
+			     "to it, and its port is not the command's: no other address on it is "
+			     "reachable\n",
+			strerror(plan->netns_errno));
 	} else {
 		fprintf(out, "  mode loopback: NO network namespace (%s): the proxy listens on the "
 			     "host's 127.0.0.1 and TCP connects are allowed to its port only, on ANY "
@@ -435,7 +441,7 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 			fprintf(out, ",\"proxy\":null");
 		fprintf(out, ",\"netns_errno\":");
 		lr_json_str(out, plan->netns_errno ? strerrorname_np(plan->netns_errno) : NULL);
-		fputc('}', out);
+		fprintf(out, ",\"brokered\":%s}", plan->broker_connect ? "true" : "false");
 	}
 	fprintf(out, "},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
 		     "\"die_with_parent\":%s,\"audit_log\":",

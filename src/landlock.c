@@ -426,7 +426,7 @@ int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *poli
 	if (r == 0)
 		r = add_port_rules(ruleset, lr_plan_net_bind_rights(plan), policy->bind_tcp,
 				   policy->n_bind_tcp, "--bind-tcp", err, errlen);
-	if (r == 0 && plan->egress_port) {
+	if (r == 0 && plan->egress_port && !plan->broker_connect) {
 		struct lr_port_range proxy = { plan->egress_port, plan->egress_port };
 
 		r = add_port_rules(ruleset, lr_plan_net_connect_rights(plan), &proxy, 1,

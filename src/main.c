@@ -604,13 +604,15 @@ static void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules,
 
 /* The plan (computed again by egress()) knows of no grant to broker until
  * they are opened: none is no protection asked for. */
-static void broker_served(struct lr_plan *plan, const struct lr_broker *broker)
+static void broker_served(struct lr_plan *plan, struct lr_broker *broker)
 {
 	if (plan->broker && !broker->n_roots) {
-		plan->broker = false;
+		/* (but the connects to the proxy, with no network namespace) */
+		plan->broker = plan->broker_connect;
 		plan->broker_metadata = false; /* uid 0's chmod: the filter's again */
 		plan->rows[LR_PROT_FS_BROKER].requested = false;
 	}
+	broker->egress_port = plan->broker_connect ? plan->egress_port : 0;
 }
 
 /* A supervised run: the supervisor's state, and the child's link to it. */
@@ -821,7 +823,9 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	lr_features_probe(&features);
 	/* ...and the broker is handed to it as landrun's own */
 	lr_plan_compute(policy, &features, &plan);
-	sv->handshake = policy->audit_log != NULL || policy->report_denials || plan.broker;
+	/* (with --allow-domain, a broker may be for the connects: egress()) */
+	sv->handshake = policy->audit_log != NULL || policy->report_denials || plan.broker ||
+			(policy->n_allow_domains && !policy->unrestricted_net);
 	if (policy->report_denials && !features.seccomp_filter)
 		lr_die("--report-denials: needs seccomp filters (CONFIG_SECCOMP_FILTER)");
 	/* the broker sees calls that never reach the tracer: it tells */
@@ -1065,7 +1069,8 @@ int main(int argc, char **argv)
 	struct rlimit nofile;
 	struct lr_plan plan;
 	struct lifetime life = { 0 };
-	struct lr_broker broker = { .sock = -1, .listener = -1 };
+	struct lr_broker broker = { .sock = -1, .listener = -1, .ruleset = -1, .opener = -1,
+				    .report = -1 };
 	struct lr_strlist brokered = { 0 };
 	struct lr_witness witness;
 	char err[PATH_MAX + 256];

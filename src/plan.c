@@ -79,7 +79,9 @@ static const struct {
 		"--allow-domain names (resolved outside) and ports: no other address, no DNS, no "
 		"loopback but the --connect-tcp ports",
 		"a network namespace: unprivileged user namespaces (user.max_user_namespaces > 0; "
-		"on Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0) or CAP_SYS_ADMIN" } },
+		"on Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0) or CAP_SYS_ADMIN; or, "
+		"without one, the broker's connects: Landlock ABI 4 (Linux 6.7+), seccomp user "
+		"notification (Linux 5.14+), pidfd_getfd and kernel.yama.ptrace_scope 0 or 1" } },
 	[LR_PROT_SCOPE_ABSTRACT_UNIX] = { { "scope.abstract-unix",
 		"connecting to abstract UNIX sockets outside the sandbox is denied",
 		"Landlock ABI 6 (Linux 6.12+)" } },
@@ -192,8 +194,18 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 		       : features->netns_errno ? LR_EGRESS_LOOPBACK
 					       : LR_EGRESS_NETNS;
 	plan->netns_errno = egress ? features->netns_errno : 0;
+	/* ... or, on the loopback, the broker makes the command's connects to
+	 * the proxy, and Landlock's TCP rules (which lack the proxy's port)
+	 * refuse any other address on that port; as the writable grants'
+	 * broker, it must read the caller's memory (Yama) */
+	plan->broker_connect = plan->egress == LR_EGRESS_LOOPBACK && ll_tcp &&
+			       features->seccomp_notify && features->pidfd_getfd &&
+			       (features->ptrace_scope <= 0 ||
+				(features->ptrace_scope == 1 && !policy->report_denials));
 	set_row(plan, LR_PROT_NET_EGRESS, egress,
-		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS : LR_LAYER_NONE);
+		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS
+		: plan->broker_connect		? LR_LAYER_BROKER
+						: LR_LAYER_NONE);
 
 	/*
 	 * TCP: none at all without port flags; with them, Landlock picks the
@@ -308,6 +320,8 @@ void lr_plan_compute(const struct lr_policy *policy, const struct lr_features *f
 	plan_broker(policy, features, plan);
 
 	plan_network(policy, features, plan);
+	/* a broker for the connects alone, where there is no grant to broker */
+	plan->broker |= plan->broker_connect;
 
 	set_row(plan, LR_PROT_NO_NEW_PRIVS, true, LR_LAYER_LAUNCHER);
 	set_row(plan, LR_PROT_CAPS, true, LR_LAYER_LAUNCHER);

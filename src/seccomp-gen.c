@@ -60,6 +60,11 @@ static int emit_others(FILE *out)
 		{ "lr_bpf_notify_writes", lr_seccomp_build_notify_writes },
 		{ "lr_bpf_notify_reads_root", lr_seccomp_build_notify_reads_root },
 		{ "lr_bpf_notify_writes_root", lr_seccomp_build_notify_writes_root },
+		{ "lr_bpf_notify_reads_connect", lr_seccomp_build_notify_reads_connect },
+		{ "lr_bpf_notify_writes_connect", lr_seccomp_build_notify_writes_connect },
+		{ "lr_bpf_notify_reads_root_connect", lr_seccomp_build_notify_reads_root_connect },
+		{ "lr_bpf_notify_writes_root_connect", lr_seccomp_build_notify_writes_root_connect },
+		{ "lr_bpf_notify_connect", lr_seccomp_build_notify_connect },
 		{ "lr_bpf_broker", lr_seccomp_build_broker },
 	};
 	char err[512];

@@ -63,9 +63,24 @@ int lr_seccomp_load_prebuilt(const struct lr_plan *plan, char *err, size_t errle
 
 const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads, bool metadata)
 {
-	if (metadata)
-		return reads ? &lr_bpf_notify_reads_root_prog : &lr_bpf_notify_writes_root_prog;
-	return reads ? &lr_bpf_notify_reads_prog : &lr_bpf_notify_writes_prog;
+	return lr_seccomp_prebuilt_notify_for(true, reads, metadata, false);
+}
+
+const struct sock_fprog *lr_seccomp_prebuilt_notify_for(bool fs, bool reads, bool metadata,
+							 bool connect)
+{
+	static const struct sock_fprog *const progs[2][2][2] = {
+		/* [connect][metadata][reads] */
+		{ { &lr_bpf_notify_writes_prog, &lr_bpf_notify_reads_prog },
+		  { &lr_bpf_notify_writes_root_prog, &lr_bpf_notify_reads_root_prog } },
+		{ { &lr_bpf_notify_writes_connect_prog, &lr_bpf_notify_reads_connect_prog },
+		  { &lr_bpf_notify_writes_root_connect_prog,
+		    &lr_bpf_notify_reads_root_connect_prog } },
+	};
+
+	if (!fs)
+		return &lr_bpf_notify_connect_prog; /* (nothing to send but connect) */
+	return progs[connect][metadata][reads];
 }
 
 const struct sock_fprog *lr_seccomp_prebuilt_broker(void)
@@ -73,9 +88,10 @@ const struct sock_fprog *lr_seccomp_prebuilt_broker(void)
 	return &lr_bpf_broker_prog;
 }
 
-int lr_seccomp_load_notify(bool reads, bool metadata, char *err, size_t errlen)
+int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, char *err,
+			   size_t errlen)
 {
-	const struct sock_fprog *prog = lr_seccomp_prebuilt_notify(reads, metadata);
+	const struct sock_fprog *prog = lr_seccomp_prebuilt_notify_for(fs, reads, metadata, connect);
 	/* once the broker has a call, a signal does not interrupt it (Linux
 	 * 5.19): a call it made is not made again when the command retries */
 	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,

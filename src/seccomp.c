@@ -579,7 +579,8 @@ static const char *const brokered_root[] = {
 	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
 
-static scmp_filter_ctx build_notify(bool reads, bool metadata, char *err, size_t errlen)
+static scmp_filter_ctx build_notify(bool fs, bool reads, bool metadata, bool connect, char *err,
+				    size_t errlen)
 {
 	static const uint64_t writing[] = { O_CREAT, O_TRUNC, O_APPEND, KERNEL_O_TMPFILE };
 	static const struct {
@@ -591,6 +592,15 @@ static scmp_filter_ctx build_notify(bool reads, bool metadata, char *err, size_t
 
 	if (start(&f) < 0)
 		return NULL;
+	if (connect)
+		add(&f, SCMP_ACT_NOTIFY, "connect", 0, 0, NULL);
+	if (!fs) { /* the broker's witness, still (broker.h) */
+		cmp = (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_MASKED_EQ,
+					     .datum_a = 0xffffffffU,
+					     .datum_b = (uint32_t)LR_SECCOMP_PING_DIRFD };
+		add(&f, SCMP_ACT_NOTIFY, "mkdirat", 0, 1, &cmp);
+		return finish(&f);
+	}
 	for (size_t i = 0; i < sizeof(brokered) / sizeof(*brokered); i++)
 		add(&f, SCMP_ACT_NOTIFY, brokered[i], 0, 0, NULL);
 	for (size_t i = 0; metadata && i < sizeof(brokered_root) / sizeof(*brokered_root); i++)
@@ -622,22 +632,47 @@ static scmp_filter_ctx build_notify(bool reads, bool metadata, char *err, size_t
 
 scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen)
 {
-	return build_notify(true, false, err, errlen);
+	return build_notify(true, true, false, false, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen)
 {
-	return build_notify(false, false, err, errlen);
+	return build_notify(true, false, false, false, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_notify_reads_root(char *err, size_t errlen)
 {
-	return build_notify(true, true, err, errlen);
+	return build_notify(true, true, true, false, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_notify_writes_root(char *err, size_t errlen)
 {
-	return build_notify(false, true, err, errlen);
+	return build_notify(true, false, true, false, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_reads_connect(char *err, size_t errlen)
+{
+	return build_notify(true, true, false, true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_writes_connect(char *err, size_t errlen)
+{
+	return build_notify(true, false, false, true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_reads_root_connect(char *err, size_t errlen)
+{
+	return build_notify(true, true, true, true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_writes_root_connect(char *err, size_t errlen)
+{
+	return build_notify(true, false, true, true, err, errlen);
+}
+
+scmp_filter_ctx lr_seccomp_build_notify_connect(char *err, size_t errlen)
+{
+	return build_notify(false, false, false, true, err, errlen);
 }
 
 scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen)

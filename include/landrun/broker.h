@@ -43,7 +43,8 @@
 
 /* The witness: mkdirat(LR_BROKER_PING_DIRFD, NULL, 0) is answered with
  * LR_BROKER_PING_ANSWER by a broker, EBADF by the kernel; with mode 1, the
- * next refusal is not told (landrun's own witness of a secret). */
+ * next refusal is not told (landrun's own witness of a secret).  (The
+ * dirfd is seccomp.h's: the broker's filters send it.) */
 #define LR_BROKER_PING_DIRFD (-0x4c52)
 #define LR_BROKER_PING_ANSWER 0x4c52
 
@@ -109,6 +110,9 @@ struct lr_broker {
 	bool reads;		/* every open is the broker's (a secret carved in a brokered
 				 * directory, which Landlock now lets be read) */
 	bool metadata;		/* uid 0: chmod and chown are the broker's too */
+	uint16_t egress_port;	/* --allow-domain with no network namespace: the proxy's
+				 * port on 127.0.0.1, which the broker connects to for the
+				 * command (plan->broker_connect); 0 if not */
 	int ruleset;		/* reads: the command's Landlock ruleset, for the opener */
 	uint32_t restrict_flags;
 

@@ -28,6 +28,9 @@ struct lr_features {
 				 * (a container engine's profile) */
 	bool seccomp_notify;	/* user notification with SECCOMP_ADDFD_FLAG_SEND (5.14), and
 				 * openat2 (the broker, broker.h) */
+	bool pidfd_getfd;	/* pidfd_getfd(2) works here (5.6; a container engine's
+				 * profile may refuse it without CAP_SYS_PTRACE): the
+				 * broker takes the command's socket with it to connect it */
 	int ptrace_scope;	/* kernel.yama.ptrace_scope; -1 without Yama.  With 1 only
 				 * a process's ancestors read its memory (the broker is
 				 * then the command's parent), from 2 none */

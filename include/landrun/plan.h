@@ -91,6 +91,9 @@ struct lr_plan {
 	uint64_t scoped;
 	uint32_t restrict_flags;
 	uint16_t egress_port;	/* a TCP connect rule for the proxy's port, once it listens */
+	bool broker_connect;	/* no network namespace: the broker connects the command to
+				 * the proxy, and its port is no rule of the command's (so no
+				 * other address on it is reachable) */
 
 	enum lr_egress_mode egress;
 	int netns_errno;	/* LR_EGRESS_LOOPBACK: why there is no namespace */

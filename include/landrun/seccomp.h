@@ -20,6 +20,9 @@ scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t e
  * sockets for TCP and UDP only (no listen: its listeners come made). */
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen);
 
+/* What the broker's witness passes as mkdirat's dirfd (broker.h). */
+#define LR_SECCOMP_PING_DIRFD (-0x4c52)
+
 /* The broker's (broker.h): the notification filter of the command, sending
  * every open but O_PATH's (READS) or only those that write, and every call
  * that makes, removes or renames a name (and, for uid 0, chmod and chown:
@@ -28,6 +31,14 @@ scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_notify_reads_root(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_notify_writes_root(char *err, size_t errlen);
+/* The same with connect(2) too (_connect: --allow-domain with no network
+ * namespace, whose proxy the broker connects to), and connect(2) alone
+ * (with the broker's witness). */
+scmp_filter_ctx lr_seccomp_build_notify_reads_connect(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_writes_connect(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_reads_root_connect(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_writes_root_connect(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_notify_connect(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen);
 
 /* Load it into the calling thread.  0, or -errno with ERR. */
@@ -146,8 +157,13 @@ int lr_seccomp_load_tracer(char *err, size_t errlen);
 /* The broker's filters, compiled at build time.  _notify loads the
  * command's and returns the listener (or -errno with ERR). */
 const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads, bool metadata);
+/* FS: the writable grants' calls (READS, METADATA as above), or only the
+ * broker's witness; CONNECT: connect(2) too. */
+const struct sock_fprog *lr_seccomp_prebuilt_notify_for(bool fs, bool reads, bool metadata,
+							 bool connect);
 const struct sock_fprog *lr_seccomp_prebuilt_broker(void);
-int lr_seccomp_load_notify(bool reads, bool metadata, char *err, size_t errlen);
+int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, char *err,
+			   size_t errlen);
 int lr_seccomp_load_broker(char *err, size_t errlen);
 
 /* The trace filter and the tracer's, compiled at build time. */

@@ -566,20 +566,31 @@ egress() {
 	explain egress
 	want=lost
 	[ "$netns" = ok ] && want=netns
+	# without one: the broker's connects, with Landlock's TCP rules and Yama at most 1
+	[ "$want" = lost ] && [ "$ABI" -ge 4 ] &&
+		[ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo -1)" -le 1 ] && want=broker
 	have=$(layer_of egress net.egress-domains)
 	NOTE="netns-probe: $netns"
 	check "egress: plan: net.egress-domains $want (a network namespace: $netns)" [ "$have" = "$want" ]
 	if [ "$have" = netns ]; then
 		egress_attacks egress
+	elif [ "$have" = broker ]; then
+		lr_mode error "$TRY" exit 0
+		check "egress: no namespace, the broker's connects: error runs (0)" [ "$RC" = 0 ]
+		egress_loopback egress
 	else
 		lr_mode error "$TRY" exit 0
 		check "egress: no namespace: error refuses (125)" [ "$RC" = 125 ]
 		egress_loopback egress
 	fi
-	# no user namespaces for an unprivileged user: the plan says so, and warn
-	# runs the proxy on the loopback
+	# no user namespaces for an unprivileged user: the plan says so; with
+	# Landlock's TCP rules (ABI 4) and Yama at most 1 the broker connects the
+	# command to the proxy on the loopback (nothing lost), else warn runs the
+	# proxy there, its port open on any address
 	if [ "$UID_NOW" = 0 ] && [ -w /proc/sys/user/max_user_namespaces ]; then
-		local old
+		local old yama brokered=
+		yama=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo -1)
+		[ "$ABI" -ge 4 ] && [ "$yama" -le 1 ] && brokered=1
 		old=$(cat /proc/sys/user/max_user_namespaces)
 		trap 'echo "$old" >/proc/sys/user/max_user_namespaces; cleanup' EXIT
 		if echo 0 >/proc/sys/user/max_user_namespaces 2>/dev/null; then
@@ -589,13 +600,24 @@ egress() {
 			NOTE="explain: $(grep -o '"egress":{[^}]*}' "$W/out")"
 			check "egress, user.max_user_namespaces=0, uid $GUEST_USER: mode loopback" \
 				grep -q '"egress":{"mode":"loopback"' "$W/out"
-			run "$KG" runas $GUEST_USER $GUEST_USER "$LR" --on-unsupported=error $upol -- "$TRY" exit 0
-			check "egress, user.max_user_namespaces=0: error refuses (125)" [ "$RC" = 125 ]
-			check "... naming net.egress-domains" grep -q "cannot enforce net.egress-domains" "$W/err"
 			local n=$(count web_ok)
-			run "$KG" runas $GUEST_USER $GUEST_USER "$LR" $upol -- "$KG" proxy-connect allowed.test:$P_WEB
-			check "egress, user.max_user_namespaces=0: warn: CONNECT allowed.test through the loopback proxy" \
-				[ "$RC" = 0 ]
+			if [ -n "$brokered" ]; then
+				check "egress, user.max_user_namespaces=0: brokered (ABI $ABI, Yama $yama)" \
+					grep -q '"brokered":true' "$W/out"
+				run "$KG" runas $GUEST_USER $GUEST_USER "$LR" --on-unsupported=error $upol -- \
+					"$KG" proxy-connect allowed.test:$P_WEB
+				check "egress, user.max_user_namespaces=0: error runs; CONNECT allowed.test through the proxy the broker connects to" \
+					[ "$RC" = 0 ]
+			else
+				check "egress, user.max_user_namespaces=0: not brokered (ABI $ABI, Yama $yama)" \
+					grep -q '"brokered":false' "$W/out"
+				run "$KG" runas $GUEST_USER $GUEST_USER "$LR" --on-unsupported=error $upol -- "$TRY" exit 0
+				check "egress, user.max_user_namespaces=0: error refuses (125)" [ "$RC" = 125 ]
+				check "... naming net.egress-domains" grep -q "cannot enforce net.egress-domains" "$W/err"
+				run "$KG" runas $GUEST_USER $GUEST_USER "$LR" $upol -- "$KG" proxy-connect allowed.test:$P_WEB
+				check "egress, user.max_user_namespaces=0: warn: CONNECT allowed.test through the loopback proxy" \
+					[ "$RC" = 0 ]
+			fi
 			check "... and allowed.test's server saw it" settle web_ok $((n + 1))
 		else
 			echo "# egress: cannot set user.max_user_namespaces: the fallback is not tested here"
