@@ -138,6 +138,8 @@ enum {
 	REPORT = 1 << 12,	/* --report-denials */
 	LLAUDIT = 1 << 13,	/* --landlock-audit */
 	SYSV = 1 << 14,		/* --allow-sysv-ipc */
+	NOTIFY = 1 << 15,	/* seccomp user notification and pidfd_getfd (the broker) */
+	NOGETFD = 1 << 16,	/* ... but a caller's filter refuses pidfd_getfd */
 };
 
 static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct lr_plan *plan)
@@ -147,7 +149,9 @@ static void compute_with(int abi, int err, bool seccomp, unsigned flags, struct 
 				 .seccomp_filter = seccomp, .uid = flags & ROOT ? 0 : 1000,
 				 .gid = flags & ROOT ? 0 : 1000, .uid0 = flags & ROOT,
 				 .terminal = flags & (TTY | FOREIGN), .terminal_foreign = flags & FOREIGN,
-				 .netns_errno = flags & NONETNS ? EPERM : 0 };
+				 .netns_errno = flags & NONETNS ? EPERM : 0,
+				 .seccomp_notify = flags & NOTIFY,
+				 .pidfd_getfd = (flags & NOTIFY) && !(flags & NOGETFD) };
 
 	lr_policy_init(&p);
 	p.unrestricted_fs = flags & UFS;
@@ -496,6 +500,31 @@ Test(plan_egress, modes)
 	cr_expect_eq(plan.netns_errno, 0);
 	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].requested, false);
 	cr_expect_str_eq(lr_layer_name(LR_LAYER_NETNS), "netns");
+}
+
+/* No namespace: the broker's connects, where it can take the command's
+ * socket and Landlock refuses the proxy's port to anything else. */
+Test(plan_egress, brokered)
+{
+	struct lr_plan plan;
+
+	compute_with(4, 0, true, EGRESS | NONETNS | NOTIFY, &plan);
+	cr_expect(plan.broker_connect);
+	cr_expect(plan.broker, "a broker for the connects, with no grant to broker");
+	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].layer, LR_LAYER_BROKER);
+	cr_expect_not(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
+	compute_with(7, 0, true, EGRESS | NOTIFY, &plan);
+	cr_expect_not(plan.broker_connect, "a namespace: no need");
+	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].layer, LR_LAYER_NETNS);
+	compute_with(3, 0, true, EGRESS | NONETNS | NOTIFY, &plan);
+	cr_expect_not(plan.broker_connect, "ABI 3: no TCP rule keeps the proxy's port from the command");
+	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
+	compute_with(7, 0, true, EGRESS | NONETNS | NOTIFY | NOGETFD, &plan);
+	cr_expect_not(plan.broker_connect, "no pidfd_getfd: the broker cannot take the socket");
+	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
+	compute_with(7, 0, true, EGRESS | NONETNS, &plan);
+	cr_expect_not(plan.broker_connect, "no user notification");
+	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
 }
 
 /* --report-denials moves TCP to Landlock only as strict as before: no
