@@ -886,6 +886,16 @@ elif [ "$ABI" -ge 4 ]; then
 	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sh -c \
 		'p=${HTTPS_PROXY##*:}; exec "$1" tcp-connect 127.0.0.1 "$p"' sh "$NET"
 	expect "control: no user namespaces: the proxy's own address connects (the broker's)" 0
+	# a second thread flips the address between the proxy's and 11.2.2.2
+	# (where nothing listens: a connect that got there is refused by its
+	# host, ECONNREFUSED) while the first connects, a thousand times
+	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- /bin/sh -c \
+		'p=${HTTPS_PROXY##*:}; exec "$1" connect-race 127.0.0.1 11.2.2.2 "$p" 1000' sh "$NET"
+	if [ "$RC" = 0 ] && grep -Eq '^good=[1-9][0-9]* refused=[1-9][0-9]* other=0$' "$W/out"; then
+		tap_ok "no user namespaces: an address rewritten during connect never reaches 11.2.2.2 ($(cat "$W/out"))"
+	else
+		tap_not_ok "no user namespaces: an address rewritten during connect never reaches 11.2.2.2 (rc $RC: $(cat "$W/out" "$W/err" | head -3))"
+	fi
 else
 	expect "no user namespaces: --explain=json" 0
 	if out_has '"id":"net.egress-domains","requested":true,"enforced":false,"layer":null' &&

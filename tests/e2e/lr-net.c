@@ -7,6 +7,11 @@
  *
  *   tcp-connect HOST PORT    tcp-bind PORT        tcp-bind-listen PORT
  *   tcp-fastopen HOST PORT (connect by sendto(MSG_FASTOPEN), not connect())
+ *   connect-race GOOD BAD PORT ROUNDS: connect ROUNDS times to the IPv4 GOOD
+ *            on PORT while a second thread flips the address in memory
+ *            between GOOD and BAD; prints "good=N refused=N other=N" (a
+ *            connect that reached BAD's host ends in other: ECONNREFUSED,
+ *            a timeout...) and exits 0
  *   tcp-listen (listen without bind: autobind)    inet6 (an AF_INET6 stream)
  *   udp-send HOST PORT       udp-bind PORT        mptcp     raw     ping
  *   packet   netlink-route   netlink-audit
@@ -394,6 +399,48 @@ static void usage(void)
 	exit(USAGE_ERROR);
 }
 
+/* connect-race: the address both threads see, and when to stop. */
+static struct sockaddr_in race_sin;
+static struct in_addr race_addr[2];
+static volatile int race_done;
+
+static void *race_flip(void *arg)
+{
+	for (unsigned i = 0; !race_done; i++)
+		__atomic_store_n(&race_sin.sin_addr.s_addr, race_addr[i & 1].s_addr, __ATOMIC_RELAXED);
+	return arg;
+}
+
+static int op_connect_race(const char *good, const char *bad, const char *port, const char *rounds)
+{
+	unsigned long n = strtoul(rounds, NULL, 10), ok = 0, refused = 0, other = 0;
+	pthread_t t;
+
+	if (inet_pton(AF_INET, good, &race_addr[0]) != 1 || inet_pton(AF_INET, bad, &race_addr[1]) != 1)
+		usage();
+	race_sin = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)),
+					 .sin_addr = race_addr[0] };
+	if (pthread_create(&t, NULL, race_flip, NULL) != 0)
+		return errno ? errno : EAGAIN;
+	for (unsigned long i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return errno;
+		if (syscall(SYS_connect, fd, &race_sin, sizeof(race_sin)) == 0)
+			ok++;
+		else if (errno == EACCES)
+			refused++;
+		else
+			other++;
+		close(fd);
+	}
+	race_done = 1;
+	pthread_join(t, NULL);
+	printf("good=%lu refused=%lu other=%lu\n", ok, refused, other);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -408,6 +455,10 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "tcp-connect")) {
 		NEED(2);
 		return op_inet(SOCK_STREAM, a, b, false);
+	}
+	if (!strcmp(op, "connect-race")) {
+		NEED(4);
+		return op_connect_race(a, b, argv[4], argv[5]);
 	}
 	if (!strcmp(op, "tcp-fastopen")) {
 		NEED(2);
