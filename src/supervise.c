@@ -865,11 +865,12 @@ static const char *dropped_kinds(const struct lr_term_filter *f)
 		[LR_TERM_DROPPED_PASSTHROUGH] = "tmux passthrough",
 		[LR_TERM_DROPPED_LONG] = "over-long",
 	};
-	static char buf[128];
+	/* (five names and counts of 20 digits at most) */
+	static char buf[5 * 48];
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int k = 0; k < LR_TERM_DROPPED_KINDS; k++)
+	for (int k = 0; k < LR_TERM_DROPPED_KINDS && len < sizeof(buf); k++)
 		if (f->dropped[k])
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %lu",
 						len ? ", " : "", names[k], f->dropped[k]);
