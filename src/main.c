@@ -1029,14 +1029,16 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 						: "on the host's loopback (no network namespace)");
 }
 
-/* The writable grants the broker is to serve (broker.h): chosen from the
- * grants before they are carved.  None: no broker. */
+/* The writable grants the broker is to serve (broker.h), and its domain
+ * (every grant): chosen from the grants before they are carved.  None: no
+ * broker, but with --allow-domain, where egress() may find no network
+ * namespace and want one for the connects to the proxy (broker_served). */
 static void choose_brokered(const struct lr_policy *policy, struct lr_plan *plan,
 			    const struct lr_fs_rules *rules, struct lr_broker *broker)
 {
 	char err[PATH_MAX + 256];
 
-	if (!plan->broker)
+	if (!plan->broker && !(policy->n_allow_domains && !policy->unrestricted_net))
 		return;
 	if (lr_broker_choose(broker, policy, rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);

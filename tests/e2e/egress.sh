@@ -864,6 +864,13 @@ elif [ "$ABI" -ge 4 ]; then
 	expect "no user namespaces: curl through the proxy, which the broker connected" 0
 	assert "... the allowed server answered" out_has "path=/fallback"
 	saw "brokered: allowed" allowed
+	# no writable grant at all (not even G's /dev/null): a broker for the
+	# connects alone
+	mark allowed
+	no_userns "$LANDRUN" "${G[@]:0:6}" --on-unsupported=error "${A[@]}" -- curl -sS -m 10 \
+		http://allowed.test:8080/connects-only
+	expect "no user namespaces, no writable grant (a broker for the connects alone): curl through the proxy" 0
+	saw "brokered, no writable grant: allowed" allowed
 	mark allowed
 	no_userns "$LANDRUN" "${G[@]}" --rw "$W" "${A[@]}" -- curl -sS -m 10 \
 		http://allowed.test:8080/brokered-too
