@@ -2389,11 +2389,19 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 	}
 	{
 		char byte;
+		ssize_t got;
 
-		if (recv_with_fd(sock, &byte, 1, &b->listener) < 0 && b->listener >= 0) {
+		while ((got = recv_with_fd(sock, &byte, 1, &b->listener)) == -EINTR)
+			;
+		if (got < 0 && b->listener >= 0) {
 			close(b->listener);
 			b->listener = -1;
 		}
+		/* (EOF: the command's process gave up before; else say why, the
+		 * witness's ENOSYS would not) */
+		if (got < 0 || (got > 0 && b->listener < 0))
+			dprintf(STDERR_FILENO, "landrun: the broker: no filter came to serve: %s\n",
+				got < 0 ? strerror((int)-got) : "no descriptor");
 	}
 	close(sock);
 	if (b->listener < 0 && !child)
