@@ -2046,7 +2046,7 @@ static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint6
 	else
 		return cont();
 	if (port != c->b->egress_port || lr_egress_addr_from((struct sockaddr *)&ss, a16) < 0 ||
-	    memcmp(a16, (const uint8_t[16]){ [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 }, 16))
+	    memcmp(a16, lr_egress_loopback, sizeof(a16)) != 0)
 		return cont(); /* not the proxy: Landlock refuses its port */
 	if ((sock = command_fd(c, sockfd)) < 0)
 		return fail(sock == -ESRCH ? ESRCH : EBADF);

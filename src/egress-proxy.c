@@ -748,9 +748,8 @@ static void proxy(int client)
 /* A forwarded port: the same port of the host's 127.0.0.1. */
 static void forward(int client, uint16_t port)
 {
-	static const uint8_t loopback[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
 	struct decision d = { "forwarded", "forward", "127.0.0.1", port, "127.0.0.1", NULL };
-	int up = connect_to(loopback, port);
+	int up = connect_to(lr_egress_loopback, port);
 
 	if (up < 0) {
 		d = (struct decision){ "failed", "forward", "127.0.0.1", port, .reason = strerror(-up) };

@@ -278,6 +278,8 @@ const char *lr_egress_addr_class(const uint8_t a[16])
 	return range_class(a, v6_special, sizeof(v6_special) / sizeof(*v6_special));
 }
 
+const uint8_t lr_egress_loopback[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
+
 int lr_egress_addr_from(const struct sockaddr *sa, uint8_t addr[16])
 {
 	if (sa->sa_family == AF_INET) {

@@ -81,6 +81,10 @@ const char *lr_egress_addr_class(const uint8_t addr[16]);
 
 /* ADDR (16 bytes) from/to a sockaddr; 0, or -EAFNOSUPPORT. */
 int lr_egress_addr_from(const struct sockaddr *sa, uint8_t addr[16]);
+
+/* 127.0.0.1 in that form (IPv4 mapped): where the proxy and the forwarded
+ * ports listen on the host. */
+extern const uint8_t lr_egress_loopback[16];
 /* ADDR as text ("1.2.3.4", "2001:db8::1") into BUF. */
 const char *lr_egress_addr_text(const uint8_t addr[16], char *buf, size_t len);
 
