@@ -220,10 +220,7 @@ static bool probe_seccomp_notify(bool filtered)
 	return !listener_above(filtered);
 }
 
-/* Can this process take a descriptor of a process's with pidfd_getfd(2)?
- * (Its own, here: a caller's seccomp filter decides by the call, not by
- * whose.) */
-static bool probe_pidfd_getfd(void)
+bool lr_features_probe_pidfd_getfd(void)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), fd;
 
@@ -272,7 +269,6 @@ void lr_features_probe(struct lr_features *f)
 	/* the broker's filter is loaded by seccomp(2), with its flags */
 	f->seccomp_notify = f->seccomp_filter && !f->seccomp_by_prctl &&
 			    probe_seccomp_notify(f->caller_filtered);
-	f->pidfd_getfd = f->seccomp_notify && probe_pidfd_getfd();
 	f->ptrace_scope = probe_ptrace_scope();
 	f->landlock_abi = 0;
 	f->landlock_errno = 0;

@@ -475,6 +475,26 @@ static const char *shown(const char *path, const char *cwd)
 	return path;
 }
 
+/* A list in a notice, "a, b, c, d and 3 more": item N (from 0) of it, TEXT,
+ * appended to OUT if it is one of the first four; then, after the last,
+ * how many more there were of TOTAL. */
+static void list_item(struct lr_buf *out, size_t n, const char *text)
+{
+	if (n < 4 && ((n && lr_buf_add(out, ", ", 2) < 0) || lr_buf_add(out, text, strlen(text)) < 0))
+		lr_die("out of memory");
+}
+
+static void list_end(struct lr_buf *out, size_t total)
+{
+	char more[32];
+
+	if (total <= 4)
+		return;
+	snprintf(more, sizeof(more), " and %zu more", total - 4);
+	if (lr_buf_add(out, more, strlen(more)) < 0)
+		lr_die("out of memory");
+}
+
 /* Append the carved holes of KIND to OUT ("a, b and 3 more"); false if none. */
 static bool list_holes(const struct lr_holes *holes, enum lr_hole_kind kind, const char *cwd,
 		       struct lr_buf *out)
@@ -483,21 +503,11 @@ static bool list_holes(const struct lr_holes *holes, enum lr_hole_kind kind, con
 
 	for (size_t i = 0; i < holes->n; i++) {
 		const struct lr_hole *h = &holes->v[i];
-		const char *path = shown(h->path, cwd);
 
-		if (!h->carved || h->kind != kind)
-			continue;
-		if (n++ < 4 && (lr_buf_add(out, n > 1 ? ", " : "", n > 1 ? 2 : 0) < 0 ||
-				lr_buf_add(out, path, strlen(path)) < 0))
-			lr_die("out of memory");
+		if (h->carved && h->kind == kind)
+			list_item(out, n++, shown(h->path, cwd));
 	}
-	if (n > 4) {
-		char more[32];
-
-		snprintf(more, sizeof(more), " and %zu more", n - 4);
-		if (lr_buf_add(out, more, strlen(more)) < 0)
-			lr_die("out of memory");
-	}
+	list_end(out, n);
 	return n > 0;
 }
 
@@ -557,16 +567,9 @@ static void tell_network(const struct lr_policy *policy)
 	if (!policy->n_allow_domains)
 		return;
 	add_part(&line, "network: only through landrun's proxy, to ");
-	for (size_t i = 0; i < policy->n_allow_domains && i < 4; i++) {
-		lr_egress_dest_text(&policy->allow_domains[i], text, sizeof(text));
-		if ((i && lr_buf_add(&line, ", ", 2) < 0) || lr_buf_add(&line, text, strlen(text)) < 0)
-			lr_die("out of memory");
-	}
-	if (policy->n_allow_domains > 4) {
-		snprintf(text, sizeof(text), " and %zu more", policy->n_allow_domains - 4);
-		if (lr_buf_add(&line, text, strlen(text)) < 0)
-			lr_die("out of memory");
-	}
+	for (size_t i = 0; i < policy->n_allow_domains && i < 4; i++)
+		list_item(&line, i, lr_egress_dest_text(&policy->allow_domains[i], text, sizeof(text)));
+	list_end(&line, policy->n_allow_domains);
 	for (size_t i = 0; i < policy->n_connect_tcp; i++) {
 		const struct lr_port_range *r = &policy->connect_tcp[i];
 
@@ -997,6 +1000,8 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 	if (r < 0)
 		lr_debug("egress: no network namespace: %s: %s", e.netns_step, strerror(-r));
 	features->netns_errno = -r;
+	/* without one, the broker's connects take the command's socket */
+	features->pidfd_getfd = r < 0 && features->seccomp_notify && lr_features_probe_pidfd_getfd();
 	lr_plan_compute(policy, features, plan);
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (lr_plan_count_lost(plan) && policy->on_unsupported == LR_UNSUPPORTED_ERROR)) {
@@ -1017,6 +1022,7 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 	if (plan->egress == LR_EGRESS_NETNS && (r = lr_egress_enter(&e, err, sizeof(err))) < 0) {
 		lr_warn("witness: %s", err);
 		features->netns_errno = -r;
+		features->pidfd_getfd = features->seccomp_notify && lr_features_probe_pidfd_getfd();
 		lr_plan_compute(policy, features, plan);
 	}
 	if (lr_egress_listen(&e, policy, plan->egress == LR_EGRESS_NETNS, err, sizeof(err)) < 0)

@@ -30,7 +30,9 @@ struct lr_features {
 				 * openat2 (the broker, broker.h) */
 	bool pidfd_getfd;	/* pidfd_getfd(2) works here (5.6; a container engine's
 				 * profile may refuse it without CAP_SYS_PTRACE): the
-				 * broker takes the command's socket with it to connect it */
+				 * broker takes the command's socket with it to connect it.
+				 * Asked only where that is wanted (egress(), with no network
+				 * namespace): lr_features_probe_pidfd_getfd */
 	int ptrace_scope;	/* kernel.yama.ptrace_scope; -1 without Yama.  With 1 only
 				 * a process's ancestors read its memory (the broker is
 				 * then the command's parent), from 2 none */
@@ -48,6 +50,10 @@ struct lr_features {
 
 /* Ask the kernel (and the process).  Never fails: an unavailable Landlock is
  * ABI 0. */
+/* Can this process take a descriptor of a process's with pidfd_getfd(2)?
+ * (Its own: a caller's seccomp filter decides by the call, not by whose.) */
+bool lr_features_probe_pidfd_getfd(void);
+
 void lr_features_probe(struct lr_features *f);
 
 /*
