@@ -50,11 +50,11 @@ struct lr_features {
 
 /* Ask the kernel (and the process).  Never fails: an unavailable Landlock is
  * ABI 0. */
+void lr_features_probe(struct lr_features *f);
+
 /* Can this process take a descriptor of a process's with pidfd_getfd(2)?
  * (Its own: a caller's seccomp filter decides by the call, not by whose.) */
 bool lr_features_probe_pidfd_getfd(void);
-
-void lr_features_probe(struct lr_features *f);
 
 /*
  * Is a terminal within the command's reach: landrun's controlling terminal
