@@ -23,10 +23,10 @@
 #   host                      this machine's own kernel, natively (as root; not with -n)
 #
 # Each guest is Debian's kernel (unpacked from its package, never installed) and one
-# initramfs: static busybox, a static landrun, the static helpers of tests/e2e and
-# tests/kernels, and tests/kernels/guest.sh, which checks the contract of the plan as root
-# and as an unprivileged user: every protection --explain says is enforced is attacked and
-# holds; every one it says is lost is named in the warning and makes
+# initramfs: static busybox, a static landrun and its egress helper, the static helpers of
+# tests/e2e and tests/kernels, and tests/kernels/guest.sh, which checks the contract of the
+# plan as root and as an unprivileged user: every protection --explain says is enforced is
+# attacked and holds; every one it says is lost is named in the warning and makes
 # --on-unsupported=error refuse.  Results come back over a second serial port.
 #
 # Kernels are fetched with a private apt configuration (the mirror this machine's apt
@@ -103,12 +103,15 @@ build_binaries() {
 			-Dbuildtype=release >"$OUT/build.log" 2>&1 ||
 			{ cat "$OUT/build.log" >&2; die "meson setup of the static build failed"; }
 	fi
-	meson compile -C "$b" landrun:executable >>"$OUT/build.log" 2>&1 ||
+	meson compile -C "$b" landrun:executable landrun-egress:executable >>"$OUT/build.log" 2>&1 ||
 		{ tail -30 "$OUT/build.log" >&2; die "the static build of landrun failed"; }
-	# (landrun is a static PIE by default: "static-pie linked")
-	file "$b/landrun" | grep -qE 'statically linked|static-pie linked' ||
-		die "$b/landrun is not static"
-	cp "$b/landrun" "$bin/landrun"
+	# (landrun is a static PIE by default: "static-pie linked"); its egress
+	# helper goes beside it, where landrun looks for it first
+	for x in landrun landrun-egress; do
+		file "$b/$x" | grep -qE 'statically linked|static-pie linked' ||
+			die "$b/$x is not static"
+		cp "$b/$x" "$bin/$x"
+	done
 	gcc -O2 -static -o "$bin/lr-try" tests/e2e/lr-try.c &&
 		gcc -O2 -static -pthread -o "$bin/lr-net" tests/e2e/lr-net.c &&
 		gcc -O2 -Wall -static -o "$bin/lr-kguest" tests/kernels/lr-kguest.c ||

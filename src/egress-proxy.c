@@ -3,10 +3,11 @@
  * The egress helper ("landrun-egress"): an HTTP proxy that lets the
  * --allow-domain destinations through and nothing else.
  *
- * landrun starts it (egress.c) as a new image of its own executable, in the
- * caller's network namespace, with an empty environment and fd 3 (the
- * control socket to landrun) and fd 4 (a pidfd of landrun, which becomes
- * the command).  Over fd 3 it gets the destinations, opens a witness listener
+ * An executable of its own (installed in LIBEXECDIR/landrun), so that the
+ * libraries only it needs cost landrun nothing at its every start.  landrun
+ * starts it (egress.c), in the caller's network namespace, with an empty
+ * environment and fd 3 (the control socket to landrun) and fd 4 (a pidfd of
+ * landrun, which becomes the command).  Over fd 3 it gets the destinations, opens a witness listener
  * on 127.0.0.1 for landrun to prove its namespace with, then gets the
  * listening sockets landrun opened inside and confines itself: no
  * capabilities, no_new_privs, Landlock (read the resolver's files, connect
@@ -857,11 +858,6 @@ static int serve_all(void)
 	return 0;
 }
 
-bool lr_egress_is_helper(const char *argv0)
-{
-	return argv0 && strcmp(argv0, "landrun-egress") == 0;
-}
-
 /* Take a listening socket landrun sent: "proxy", or "forward PORT". */
 static int take_listener(const char *msg, int fd)
 {
@@ -880,7 +876,7 @@ static int take_listener(const char *msg, int fd)
 	return 0;
 }
 
-int lr_egress_helper_main(void)
+int main(void)
 {
 	char msg[MSG_MAX], err[512];
 	int type = 0, fd, r;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,7 +27,6 @@
 #include "landrun/env.h"
 #include "landrun/log.h"
 
-#define HELPER_NAME "landrun-egress"
 #define CTL_TIMEOUT_S 10
 #define MSG_MAX 1024
 
@@ -37,7 +37,55 @@
 void lr_egress_init(struct lr_egress *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->maker_sock = e->ctl = -1;
+	e->maker_sock = e->ctl = e->helper_fd = -1;
+}
+
+/* ---------------------------------------------------------------- the helper's file */
+
+/* DIR/landrun-egress, opened O_PATH: the descriptor, or -errno (-ENOENT
+ * also for what is not an executable regular file). */
+static int open_helper(const char *dir, char *path, size_t len)
+{
+	struct stat st;
+	int fd, n = snprintf(path, len, "%s/%s", dir, LR_EGRESS_HELPER);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int lr_egress_find_helper(struct lr_egress *e, const char *self_dir, const char *libexec,
+			  char *err, size_t errlen)
+{
+	char beside[sizeof(e->helper_path)] = "";
+	int fd = -ENOENT;
+
+	if (self_dir) {
+		fd = open_helper(self_dir, e->helper_path, sizeof(e->helper_path));
+		snprintf(beside, sizeof(beside), "%s", e->helper_path);
+	}
+	if (fd == -ENOENT)
+		fd = open_helper(libexec, e->helper_path, sizeof(e->helper_path));
+	if (fd == -ENOENT) {
+		snprintf(err, errlen, "--allow-domain: the egress helper %s is missing: not in %s%s%s "
+			 "(it is installed with landrun)", LR_EGRESS_HELPER, beside,
+			 beside[0] ? " nor in " : "", e->helper_path);
+		return fd;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "--allow-domain: the egress helper %s: %s", e->helper_path,
+			 strerror(-fd));
+		return fd;
+	}
+	e->helper_fd = fd;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- control messages */
@@ -249,16 +297,17 @@ static int move_above(int fd, int floor)
 /*
  * The grandchild: a session of its own (the terminal's ^C is for the
  * command), no signal blocked, /dev/null for input and output, stderr for
- * its log, fd 3 the control socket, fd 4 the pidfd; then a new image of
- * this executable with an empty environment, so that nothing of landrun's
- * memory (the --env-file, the caller's environment) comes along.
+ * its log, fd 3 the control socket, fd 4 the pidfd; then the helper's
+ * executable (opened before: fd 5 until the exec closes it), with an empty
+ * environment, so that nothing of landrun's memory (the --env-file, the
+ * caller's environment) comes along.
  */
-static void exec_helper(int ctl, int pidfd)
+static void exec_helper(int ctl, int pidfd, int exe)
 {
-	static char *const argv[] = { HELPER_NAME, NULL };
+	static char *const argv[] = { LR_EGRESS_HELPER, NULL };
 	static char *const envp[] = { NULL };
 	sigset_t none;
-	int null, c, p;
+	int null, c, p, x;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -266,11 +315,12 @@ static void exec_helper(int ctl, int pidfd)
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	c = move_above(ctl, 10);
 	p = move_above(pidfd, 10);
-	if (null < 0 || c < 0 || p < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(c, 3) < 0 || dup2(p, 4) < 0)
+	x = move_above(exe, 10);
+	if (null < 0 || c < 0 || p < 0 || x < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(c, 3) < 0 || dup2(p, 4) < 0 || dup3(x, 5, O_CLOEXEC) < 0)
 		_exit(127);
-	syscall(SYS_close_range, 5, ~0U, 0);
-	execve("/proc/self/exe", argv, envp);
+	syscall(SYS_close_range, 6, ~0U, 0);
+	syscall(SYS_execveat, 5, "", argv, envp, AT_EMPTY_PATH);
 	_exit(127);
 }
 
@@ -340,6 +390,8 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 	int sp[2], pidfd, st, r;
 	pid_t pid;
 
+	if (e->helper_fd < 0)
+		return fail(err, errlen, -EBADF, "%s", "the egress helper was not found first");
 	/* the helper ends when this process (the command, after execve) does */
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (pidfd < 0)
@@ -356,7 +408,7 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 		pid_t helper = fork();
 
 		if (helper == 0)
-			exec_helper(sp[1], pidfd);
+			exec_helper(sp[1], pidfd, e->helper_fd);
 		if (helper < 0)
 			_exit(1);
 		/* its pid, which the supervisor does not count as the command's */
@@ -366,6 +418,8 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 	r = pid < 0 ? -errno : 0;
 	close(sp[1]);
 	close(pidfd);
+	close(e->helper_fd);
+	e->helper_fd = -1;
 	if (r == 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		r = -ECHILD;
 	if (r < 0) {

@@ -973,6 +973,26 @@ static void supervised_ready(struct lifetime *life, const struct lr_broker *brok
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }
 
+/* The egress helper, landrun-egress: beside this executable (a build tree,
+ * a copy with its helper), else where it is installed. */
+static void find_helper(struct lr_egress *e)
+{
+	char self[PATH_MAX], err[2 * PATH_MAX + 256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash = NULL;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+	}
+	if (slash)
+		*slash = '\0';
+	if (lr_egress_find_helper(e, slash && slash > self ? self : slash ? "/" : NULL,
+				  LR_LIBEXECDIR, err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	lr_debug("egress: the helper is %s", e->helper_path);
+}
+
 /*
  * --allow-domain (egress.h): the command's only way out is landrun's proxy.
  * A child makes a network namespace, and the plan learns whether this
@@ -1010,6 +1030,7 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 			lr_die("out of memory");
 		return;
 	}
+	find_helper(&e);
 	if (policy->audit_log &&
 	    lr_audit_open(&audit, policy->audit_log, policy, plan, rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
@@ -1084,8 +1105,6 @@ int main(int argc, char **argv)
 	char err[PATH_MAX + 256];
 	char *command;
 
-	if (lr_egress_is_helper(argv[0]))
-		return lr_egress_helper_main();
 	ensure_std_fds();
 	lr_policy_init(&policy);
 	parse_args(argc, argv, &policy);

@@ -20,9 +20,13 @@
  *   confine, execve                            and connects outside, splices;
  *                                              ends with the command (pidfd)
  *
- * The helper is a new image of landrun's own executable, started with an
- * empty environment and three descriptors: it holds no secret of the run.
- * This module reports what it could do; main.c and the plan decide.
+ * The helper is an executable of its own, landrun-egress: found beside
+ * landrun's own executable, or else in LIBEXECDIR/landrun (lr_egress_find_helper),
+ * opened before anything is confined, and started with an empty environment
+ * and three descriptors: it holds no secret of the run.  It is apart from
+ * landrun so that what only it needs (the TLS library, later) costs nothing
+ * at every start of landrun.  This module reports what it could do; main.c
+ * and the plan decide.
  */
 #ifndef LANDRUN_EGRESS_H
 #define LANDRUN_EGRESS_H
@@ -136,6 +140,8 @@ int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
 /* ---------------------------------------------------------------- landrun's side */
 
 struct lr_egress {
+	int helper_fd;		/* landrun-egress, opened O_PATH, or -1 */
+	char helper_path[4096];	/* where it was found */
 	char netns_step[64];	/* the step that failed, when there is no namespace */
 	pid_t maker;		/* the child that holds the namespace, or 0 */
 	int maker_sock;		/* our end of the socket to it, or -1 */
@@ -147,6 +153,19 @@ struct lr_egress {
 };
 
 void lr_egress_init(struct lr_egress *e);
+
+/* Where the helper is looked for: beside landrun's own executable, then the
+ * installed one. */
+#define LR_EGRESS_HELPER "landrun-egress"
+
+/*
+ * Find and open (O_PATH) the helper: SELF_DIR/landrun-egress (SELF_DIR, the
+ * directory of landrun's own executable, or NULL), then LIBEXEC/landrun-egress.
+ * Into e->helper_fd and e->helper_path.  0; -ENOENT with ERR naming both
+ * places when neither holds an executable file; other -errno with ERR.
+ */
+int lr_egress_find_helper(struct lr_egress *e, const char *self_dir, const char *libexec,
+			  char *err, size_t errlen);
 
 /*
  * A child makes a network namespace with lo up (and first a user namespace
@@ -163,10 +182,10 @@ int lr_egress_make_netns(struct lr_egress *e);
 void lr_egress_drop_netns(struct lr_egress *e);
 
 /*
- * Start the helper, here (in the caller's network), with POLICY's
- * destinations and log level, and AUDIT (the run's --audit-log, opened, for
- * its records; or NULL), and wait for its witness listener.  0, or -errno
- * with ERR.
+ * Start the helper (e->helper_fd, found first), here (in the caller's
+ * network), with POLICY's destinations and log level, and AUDIT (the run's
+ * --audit-log, opened, for its records; or NULL), and wait for its witness
+ * listener.  0, or -errno with ERR.
  */
 int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 		    const struct lr_audit *audit, char *err, size_t errlen);
@@ -202,11 +221,5 @@ int lr_egress_send(int sock, const char *msg, int fd);
  * FD (else closed).  The length, or -errno (-ECONNRESET: the other side
  * closed). */
 int lr_egress_recv(int sock, char *buf, size_t len, int *fd);
-
-/* Is this process the helper?  (argv[0] is "landrun-egress".) */
-bool lr_egress_is_helper(const char *argv0);
-
-/* The helper's main (egress-proxy.c); returns the exit status. */
-int lr_egress_helper_main(void);
 
 #endif /* LANDRUN_EGRESS_H */

@@ -579,7 +579,31 @@ assert "http_proxy, ALL_PROXY and NO_PROXY inside" \
 	bash -c "grep -q '^http_proxy=' '$W/out' && grep -q '^ALL_PROXY=' '$W/out' && grep -q '^NO_PROXY=localhost' '$W/out'"
 
 # ---------------------------------------------------------------------------
-# 6. The helper: its decisions logged, no secret, confined, gone with the command.
+# 6. The helper: found beside landrun, its decisions logged, no secret, confined, gone
+# with the command.
+
+# a copy of landrun without landrun-egress beside it (nor installed): one
+# line naming where it looked, 125, and the command never ran; the control
+# is the same copy with its helper
+mkdir -p "$W/alone" "$W/paired" || exit 1
+cp "$BIN/real/landrun" "$W/alone/landrun" && cp "$BIN/real/landrun" "$W/paired/landrun" &&
+	cp "$BIN/real/landrun-egress" "$W/paired/landrun-egress" || exit 1
+rm -f "$W/ran"
+run "$W/alone/landrun" --profile none --no-project "${G[@]}" --rw "$W" "${A[@]}" -- \
+	"$TRY" create "$W/ran"
+expect "landrun-egress missing: refused" 125
+if [ "$(wc -l <"$W/err")" = 1 ] &&
+	err_has "landrun: --allow-domain: the egress helper landrun-egress is missing: not in $W/alone/landrun-egress nor in /.*/landrun-egress"; then
+	tap_ok "... in one line naming where landrun looked"
+else
+	tap_not_ok "... in one line naming where landrun looked"
+fi
+assert "... and the command did not run" test ! -e "$W/ran"
+mark allowed
+run "$W/paired/landrun" --profile none --no-project "${G[@]}" "${A[@]}" -- \
+	curl -sS -m 10 http://allowed.test:8080/paired
+expect "control: the same copy with landrun-egress beside it" 0
+saw "control: the copy's helper" allowed
 
 lr --log-level info "${A[@]}" -- curl -sS -m 10 -o /dev/null http://allowed.test:8080/log
 assert "--log-level info: an allowed request is logged" \

@@ -17,7 +17,8 @@
 # ARG... are the script's own arguments: one file for each NAME, then
 # optionally --as-nobody.  The files, the script and lib.sh are copied into
 # $TMP/bin (TMP a fresh directory /tmp/landrun-TAG.XXXXXX, mode 755) under
-# the names NAME..., and the body runs as
+# the names NAME... (and beside landrun, its egress helper landrun-egress
+# when there is one beside the given landrun), and the body runs as
 #
 #   /bin/bash $TMP/bin/SCRIPT --body $TMP AS
 #
@@ -73,11 +74,17 @@ e2e_start() {
 	for n in "${names[@]}"; do
 		i=$((i + 1))
 		cp "${!i}" "$TMP/bin/$n" || exit 1
+		# landrun's egress helper goes where landrun finds it: beside it
+		if [ "$n" = landrun ] && [ -f "$(dirname "${!i}")/landrun-egress" ]; then
+			cp "$(dirname "${!i}")/landrun-egress" "$TMP/bin/landrun-egress" || exit 1
+		fi
 	done
 	cp "$0" "$TMP/bin/$self" && cp "${BASH_SOURCE[0]}" "$TMP/bin/lib.sh" &&
 	chmod 755 "$TMP/bin"/* || exit 1
 	if [ -n "$only" ]; then
 		mkdir -m 755 "$TMP/bin/real" && mv "$TMP/bin/landrun" "$TMP/bin/real/landrun" &&
+			{ [ ! -e "$TMP/bin/landrun-egress" ] ||
+				mv "$TMP/bin/landrun-egress" "$TMP/bin/real/landrun-egress"; } &&
 			printf '#!/bin/sh\nexec %q --profile none --no-project "$@"\n' \
 				"$TMP/bin/real/landrun" >"$TMP/bin/landrun" &&
 			chmod 755 "$TMP/bin/landrun" || exit 1

@@ -62,6 +62,8 @@ lr_become_nobody() {
 	trap 'rm -rf "$s"' EXIT
 	chmod 755 "$s" && mkdir -m 755 "$s/bin" "$s/profiles" && mkdir -m 700 "$s/home" &&
 		cp "$here/$self" "$here/lib.sh" "$here/fake_model.py" "$LANDRUN" "$s/bin/" &&
+		{ [ ! -f "${LANDRUN%/*}/landrun-egress" ] ||	# its egress helper, beside it
+			cp "${LANDRUN%/*}/landrun-egress" "$s/bin/"; } &&
 		cp "$here"/../../profiles/*.conf "$s/profiles/" &&
 		chmod a+rX "$s/bin"/* "$s/profiles"/* && chown 65534:65534 "$s/home" || exit 1
 	if [ -d "$LR_CACHE" ]; then

@@ -4,8 +4,8 @@
 # guest.sh BINDIR - the contract of landrun's plan on the kernel this runs on; TAP.
 #
 # Run by scripts/test-kernels.sh inside a QEMU guest (busybox sh, nothing else), once
-# as root and once as an unprivileged user.  BINDIR holds a static landrun and the
-# static helpers lr-try (filesystem), lr-net (network, IPC, kernel surface) and
+# as root and once as an unprivileged user.  BINDIR holds a static landrun, its egress
+# helper landrun-egress beside it (where landrun looks first), and the static helpers lr-try (filesystem), lr-net (network, IPC, kernel surface) and
 # lr-kguest (witnesses outside the sandbox, device ioctls, the Landlock ABI).
 #
 # For three policies, all with --rox BINDIR --ro DIR,/dev/null --rw DIR: tcp adds

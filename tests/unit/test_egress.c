@@ -2,7 +2,7 @@
 /*
  * --allow-domain as data (egress-rules.c): the items, matching a request's
  * host and port, special addresses, and the HTTP heads the proxy reads and
- * writes.  Tables, each with the cases that must pass beside the ones that
+ * writes, and where landrun finds its helper.  Tables, each with the cases that must pass beside the ones that
  * must not.
  */
 #include <arpa/inet.h>
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "landrun/egress.h"
 #include "landrun/env.h"
@@ -471,4 +473,61 @@ Test(egress_ports, netns_port)
 	cr_expect_eq(lr_egress_netns_port(&p), 0, "3128 is forwarded: any free port");
 	cr_expect_eq(lr_egress_count_ports(&p), 202);
 	lr_policy_free(&p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The helper's executable: beside landrun first, then the installed one */
+
+static void make_file(const char *dir, const char *name, mode_t mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("#!/bin/true\n", f);
+	fclose(f);
+	cr_assert_eq(chmod(path, mode), 0);
+}
+
+Test(egress_helper, find)
+{
+	char beside[] = "/tmp/lr-test-beside.XXXXXX", installed[] = "/tmp/lr-test-lib.XXXXXX";
+	char err[1024], want[600];
+	struct lr_egress e;
+
+	cr_assert(mkdtemp(beside) && mkdtemp(installed));
+	/* neither: both places named */
+	lr_egress_init(&e);
+	cr_assert_eq(lr_egress_find_helper(&e, beside, installed, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "not in %s/landrun-egress nor in %s/landrun-egress", beside,
+		 installed);
+	cr_assert(strstr(err, want), "%s", err);
+	cr_assert_eq(e.helper_fd, -1);
+	/* the installed one; one beside that cannot be executed does not count */
+	make_file(installed, "landrun-egress", 0755);
+	make_file(beside, "landrun-egress", 0644);
+	cr_assert_eq(lr_egress_find_helper(&e, beside, installed, err, sizeof(err)), 0, "%s", err);
+	snprintf(want, sizeof(want), "%s/landrun-egress", installed);
+	cr_assert_str_eq(e.helper_path, want);
+	cr_assert_geq(e.helper_fd, 0);
+	close(e.helper_fd);
+	/* beside landrun wins */
+	lr_egress_init(&e);
+	cr_assert_eq(chmod(strcat(strcpy(want, beside), "/landrun-egress"), 0755), 0);
+	cr_assert_eq(lr_egress_find_helper(&e, beside, installed, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(e.helper_path, want);
+	close(e.helper_fd);
+	/* no directory of landrun's own known: the installed one alone */
+	lr_egress_init(&e);
+	cr_assert_eq(lr_egress_find_helper(&e, NULL, beside, err, sizeof(err)), 0, "%s", err);
+	close(e.helper_fd);
+	cr_assert_eq(lr_egress_find_helper(&e, NULL, "/nonexistent", err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "not in /nonexistent/landrun-egress (it is installed"), "%s", err);
+	unlink(want);
+	snprintf(want, sizeof(want), "%s/landrun-egress", installed);
+	unlink(want);
+	rmdir(beside);
+	rmdir(installed);
 }
