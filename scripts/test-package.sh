@@ -77,6 +77,11 @@ has() { grep -qx "$1" <<<"$files"; }
 check "/usr/bin/landrun, the one on PATH" test "$(command -v landrun)" = /usr/bin/landrun
 check "landrun --version says $(dpkg-query -W -f='${Version}' landrun)" \
 	sh -c 'landrun --version | grep -qx "landrun $(dpkg-query -W -f="\${Version}" landrun)"'
+check "the egress helper /usr/libexec/landrun/landrun-egress" \
+	test -x /usr/libexec/landrun/landrun-egress
+check "landrun --allow-domain finds and starts the installed helper" \
+	sh -c 'landrun --log-level debug --profile base --allow-domain example.invalid -- true 2>&1 |
+		grep -q "the helper is /usr/libexec/landrun/landrun-egress"'
 for p in base claude-code codex opencode; do
 	check "profile $p in /usr/share/landrun/profiles" has "/usr/share/landrun/profiles/$p.conf"
 done
