@@ -398,13 +398,22 @@ static bool content_length(const char *v, size_t n, size_t *len)
 	return digits > 0 && i == n;
 }
 
-/* Every byte and every line of the head (HEAD_LEN bytes), as lr_http_parse says. */
-static int check_head(const char *buf, size_t head_len, struct lr_http_request *req,
-		      const char **why)
+/* A Transfer-Encoding's value: "chunked" alone (blanks around it)? */
+static bool only_chunked(const char *v, size_t n)
+{
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	return n == 7 && strncasecmp(v, "chunked", 7) == 0;
+}
+
+int lr_http_check_head(const char *buf, size_t head_len, struct lr_http_fields *f,
+		       const char **why)
 {
 	const char *end = buf + head_len - 2, *line, *eol;
-	bool have_length = false;
 
+	memset(f, 0, sizeof(*f));
 	for (size_t i = 0; i < head_len; i++) {
 		unsigned char c = (unsigned char)buf[i];
 
@@ -430,19 +439,40 @@ static int check_head(const char *buf, size_t head_len, struct lr_http_request *
 		if (name == 0 || name == n || line[name] != ':')
 			return fail(why, "a header line that is not NAME: VALUE (nothing, not even a "
 					 "blank, between the name and the colon)");
-		if (name == 17 && strncasecmp(line, "transfer-encoding", 17) == 0)
-			return fail(why, "Transfer-Encoding in a plain http:// request: the proxy "
-					 "forwards a body of a Content-Length only (https: is not "
-					 "limited)");
+		if (name == 17 && strncasecmp(line, "transfer-encoding", 17) == 0) {
+			f->n_te++;
+			f->chunked = f->n_te == 1 && only_chunked(line + 18, n - 18);
+		}
+		if (name == 4 && strncasecmp(line, "host", 4) == 0) {
+			f->n_host++;
+			f->host = line + 5;
+			f->host_len = n - 5;
+		}
 		if (name != 14 || strncasecmp(line, "content-length", 14) != 0)
 			continue;
 		if (!content_length(line + name + 1, n - name - 1, &value))
 			return fail(why, "a Content-Length that is not a number");
-		if (have_length && value != req->body_len)
+		if (f->have_length && value != f->length)
 			return fail(why, "two Content-Lengths that differ");
-		req->body_len = value;
-		have_length = true;
+		f->length = value;
+		f->have_length = true;
 	}
+	return 0;
+}
+
+/* Every byte and every line of the head (HEAD_LEN bytes), as lr_http_parse says. */
+static int check_head(const char *buf, size_t head_len, struct lr_http_request *req,
+		      const char **why)
+{
+	struct lr_http_fields f;
+
+	if (lr_http_check_head(buf, head_len, &f, why) < 0)
+		return -EINVAL;
+	if (f.n_te)
+		return fail(why, "Transfer-Encoding in a plain http:// request: the proxy "
+				 "forwards a body of a Content-Length only (https: is not "
+				 "limited)");
+	req->body_len = f.length;
 	return 0;
 }
 

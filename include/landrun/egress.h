@@ -128,6 +128,25 @@ struct lr_http_request {
  */
 int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, const char **why);
 
+/* What lr_http_check_head found in a head's header lines. */
+struct lr_http_fields {
+	bool have_length;	/* a Content-Length (all of them the same) */
+	size_t length;
+	unsigned n_te;		/* Transfer-Encoding lines */
+	bool chunked;		/* one, and it says "chunked" alone */
+	unsigned n_host;	/* Host lines; the last one's value (blanks around it): */
+	const char *host;
+	size_t host_len;
+};
+
+/*
+ * The checks of lr_http_parse on every byte and header line of a head
+ * (HEAD_LEN bytes, its blank line included), for either form of request;
+ * what it found in *F.  0, or -EINVAL with WHY.
+ */
+int lr_http_check_head(const char *buf, size_t head_len, struct lr_http_fields *f,
+		       const char **why);
+
 /*
  * The head to send upstream for an ABSOLUTE request: the request line in
  * origin form, Host set to the target (a proxy must replace it), the proxy's
@@ -136,6 +155,141 @@ int lr_http_parse(const char *buf, size_t len, struct lr_http_request *req, cons
  */
 int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
 			  struct lr_buf *out);
+
+/* ---------------------------------------------------------------- intercepted hosts
+ * --secret-header and --allow-request (egress-http.c, pure): the hosts whose
+ * HTTPS the helper terminates, reads and rewrites. */
+
+/* What the command gets where a secret header's variables were, and the one
+ * value of a credential header the proxy lets it send (in place of its own). */
+#define LR_EGRESS_PLACEHOLDER "landrun-placeholder"
+
+/* One --allow-request rule: a method ("*": any) and a path, exact or, with a
+ * trailing '*', a prefix; the query is not part of it. */
+struct lr_http_allow {
+	char method[16];
+	char *path;		/* without the '*' */
+	bool prefix;
+};
+
+/* A host whose requests the proxy reads. */
+struct lr_http_site {
+	char *host;		/* a name, lower case */
+	uint16_t port;
+	char *header_name;	/* --secret-header's, or NULL */
+	char *header_value;	/* in the policy: the template with ${VAR}; in the helper:
+				 * expanded, the secret */
+	struct lr_http_allow *allow;	/* none: any method and path */
+	size_t n_allow;
+};
+
+/*
+ * "HOST[:PORT]=NAME: VALUE" (--secret-header) and "HOST[:PORT]=METHOD /PATH"
+ * (--allow-request, PATH maybe ending in '*') into the site of HOST:PORT in
+ * *SITES (found or added; port 443 if none).  0; -EINVAL with WHY; -ENOMEM.
+ * A VALUE's "${" must start a ${NAME}; it is expanded later, by landrun
+ * (lr_egress_expand_secret), never by a policy file's reader.
+ */
+int lr_egress_parse_secret_header(const char *arg, struct lr_http_site **sites, size_t *n,
+				  const char **why);
+int lr_egress_parse_allow_request(const char *arg, struct lr_http_site **sites, size_t *n,
+				  const char **why);
+void lr_egress_sites_free(struct lr_http_site *sites, size_t n);
+
+/* The site of HOST:PORT (normalised), or NULL. */
+const struct lr_http_site *lr_egress_site_find(const struct lr_http_site *sites, size_t n,
+					       const char *host, uint16_t port);
+
+/* The variables TEMPLATE names (${NAME}), added to NAMES once each.  0,
+ * -EINVAL, -ENOMEM. */
+int lr_egress_secret_vars(const char *template, struct lr_strlist *names);
+
+/*
+ * TEMPLATE with each ${NAME} replaced by LOOKUP(NAME) (getenv: landrun's own
+ * environment, the caller's), into *OUT (malloc'd).  0; -ENOENT (unset or
+ * empty) or -EINVAL (a control character in it, which would end the header)
+ * with that NAME in MISSING; -ENOMEM.
+ */
+int lr_egress_expand_secret(const char *template, char *(*lookup)(const char *name), char **out,
+			    char *missing, size_t len);
+
+/* How a request's body ends. */
+enum lr_http_body_kind {
+	LR_HTTP_BODY_NONE,
+	LR_HTTP_BODY_LENGTH,	/* Content-Length bytes */
+	LR_HTTP_BODY_CHUNKED,	/* up to the last chunk and the trailers' blank line */
+};
+
+/* A request in a tunnel: origin form, HTTP/1.1. */
+struct lr_http_origin {
+	char method[16];
+	char host[256];		/* its Host's value, as written */
+	const char *target;	/* "/path?query", in the head */
+	size_t target_len;
+	size_t path_len;	/* of the target, up to '?' */
+	size_t head_len;	/* up to and with the blank line */
+	enum lr_http_body_kind body;
+	uint64_t body_len;	/* LR_HTTP_BODY_LENGTH */
+};
+
+/*
+ * Parse a request's head in a tunnel (BUF, LEN bytes, the blank line
+ * included) as strictly as lr_http_parse, and more: "METHOD /path
+ * HTTP/1.1", one Host, a path no upstream reads as another one (no '.' or
+ * '..' segment, no '//', no backslash, no %2e %2f %5c, every '%' a %XX),
+ * and one framing of the body: a Content-Length, or Transfer-Encoding
+ * "chunked" alone, not both.  0, or -EINVAL with WHY (400).
+ */
+int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req,
+			 const char **why);
+
+/* The proxy's answer to a request. */
+struct lr_http_verdict {
+	int status;		/* 0: forward it; 403 */
+	const char *error;	/* RFC 9209 Proxy-Status error */
+	char reason[320];	/* for the body and the log: never a header's value */
+};
+
+/*
+ * Judge a parsed request of SITE: its Host must be the site's; with rules,
+ * one must match its method and path; with a secret header, no credential
+ * header (Authorization, Proxy-Authorization, X-Api-Key, Api-Key,
+ * X-Goog-Api-Key, the secret header's own name) may carry anything but the
+ * placeholder ("landrun-placeholder", or "Bearer landrun-placeholder").
+ */
+void lr_http_judge(const struct lr_http_site *site, const char *buf,
+		   const struct lr_http_origin *req, struct lr_http_verdict *v);
+
+/*
+ * The head to send upstream: the request line as it came, Host set to the
+ * site's, hop-by-hop headers dropped (Connection and what it names,
+ * Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Upgrade,
+ * HTTP2-Settings), and with a secret header, the client's credential headers
+ * dropped and the secret header added; "Connection: close" last.  Into OUT.
+ * 0 or -ENOMEM.
+ */
+int lr_http_origin_upstream(const struct lr_http_site *site, const char *buf,
+			    const struct lr_http_origin *req, struct lr_buf *out);
+
+/* A request's body as it streams: where it ends. */
+struct lr_http_body {
+	enum lr_http_body_kind kind;
+	uint64_t left;		/* of the Content-Length, or of the chunk */
+	bool done;		/* its end was seen: nothing after it is the body */
+	int state;		/* the chunk parser's */
+	unsigned digits;	/* of the chunk size being read */
+};
+
+void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req);
+
+/*
+ * The next LEN bytes of the stream after the head: how many of them are
+ * the body's (all of them, or fewer where it ends: b->done), or -EINVAL for a
+ * chunked body that is malformed (a size that is not hex, a chunk not
+ * followed by CRLF, a bare CR or LF, a control byte in an extension or a
+ * trailer, a folded trailer).
+ */
+long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len);
 
 /* ---------------------------------------------------------------- landrun's side */
 
