@@ -5,6 +5,7 @@ set -euo pipefail
 
 LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
 	     libcriterion-dev libinih-dev util-linux
+	     libssl-dev			# the egress helper's TLS (--secret-header)
 	     scdoc			# the man pages
 	     bash-completion zsh fish	# the completions' test runs them
 	     python3-venv)	# python3 -m venv (ensurepip), which has no command of its own
