@@ -305,6 +305,25 @@ static const char *ambiguous_path(const char *p, size_t n)
 	return NULL;
 }
 
+/* Expect: 100-continue (the client waits for a 100 before its body). */
+static bool expects_continue(const char *buf, const struct lr_http_origin *req)
+{
+	const char *end = buf + req->head_len - 2;
+
+	for (const char *l = (const char *)memmem(buf, req->head_len, "\r\n", 2) + 2; l < end;) {
+		const char *eol = memmem(l, (size_t)(end - l) + 2, "\r\n", 2), *v = l + 7;
+
+		if (eol - l >= 7 && strncasecmp(l, "expect:", 7) == 0) {
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (eol - v >= 12 && strncasecmp(v, "100-continue", 12) == 0)
+				return true;
+		}
+		l = eol + 2;
+	}
+	return false;
+}
+
 int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req,
 			 const char **why)
 {
@@ -363,6 +382,7 @@ int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req
 	req->body = f.n_te ? LR_HTTP_BODY_CHUNKED : f.have_length ? LR_HTTP_BODY_LENGTH
 								   : LR_HTTP_BODY_NONE;
 	req->body_len = f.length;
+	req->expect_continue = expects_continue(buf, req);
 	return 0;
 }
 
@@ -493,7 +513,7 @@ static bool dropped(const char *line, size_t name, const struct lr_http_site *si
 {
 	static const char *const names[] = {
 		"host", "connection", "proxy-connection", "proxy-authorization", "keep-alive", "te",
-		"upgrade", "http2-settings",
+		"upgrade", "http2-settings", "expect",
 	};
 	const char *end = buf + req->head_len - 2, *l;
 	size_t len, n;

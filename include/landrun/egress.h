@@ -230,6 +230,7 @@ struct lr_http_origin {
 	size_t head_len;	/* up to and with the blank line */
 	enum lr_http_body_kind body;
 	uint64_t body_len;	/* LR_HTTP_BODY_LENGTH */
+	bool expect_continue;	/* Expect: 100-continue: the proxy answers the 100 itself */
 };
 
 /*
@@ -264,7 +265,7 @@ void lr_http_judge(const struct lr_http_site *site, const char *buf,
  * The head to send upstream: the request line as it came, Host set to the
  * site's, hop-by-hop headers dropped (Connection and what it names,
  * Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Upgrade,
- * HTTP2-Settings), and with a secret header, the client's credential headers
+ * HTTP2-Settings; and Expect, which the proxy answers), and with a secret header, the client's credential headers
  * dropped and the secret header added; "Connection: close" last.  Into OUT.
  * 0 or -ENOMEM.
  */

@@ -390,6 +390,12 @@ Test(egress_origin, upstream_head)
 		  true,
 		  "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAccept: */*\r\n"
 		  "Authorization: Bearer sk-real-123\r\nConnection: close\r\n\r\n" },
+		/* Expect is the proxy's to answer */
+		{ "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nExpect: 100-continue\r\n"
+		  "Content-Length: 2\r\n\r\n",
+		  true,
+		  "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: 2\r\n"
+		  "Authorization: Bearer sk-real-123\r\nConnection: close\r\n\r\n" },
 		/* no secret header: the command's own credential goes on */
 		{ "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
 		  "Proxy-Authorization: Basic eDp5\r\n\r\n",
@@ -409,6 +415,8 @@ Test(egress_origin, upstream_head)
 						     &out),
 			     0);
 		cr_expect_str_eq(out.s, cases[i].out, "%zu:\n%s", i, out.s);
+		cr_expect_eq(req.expect_continue, strstr(cases[i].in, "100-continue") != NULL, "%zu",
+			     i);
 		free(out.s);
 	}
 }
