@@ -2,7 +2,9 @@
 /*
  * What the egress helper reads from the sandboxed command (a proxy request's
  * head: lr_http_parse, then lr_http_upstream_head) and what it checks (the
- * host: lr_egress_norm_host and lr_egress_addr_class), and the
+ * host: lr_egress_norm_host and lr_egress_addr_class), a request inside an
+ * intercepted tunnel (lr_http_parse_origin, lr_http_judge,
+ * lr_http_origin_upstream, the body's framing), and the
  * --allow-domain items (lr_egress_parse_dest), with their invariants: a head
  * parsed lies within the input and yields one Host and a closing blank line;
  * a host or item that parses prints back to itself.
@@ -73,6 +75,61 @@ static void head(const char *buf, size_t size)
 	free(out.s);
 }
 
+/* A request in an intercepted tunnel (egress-http.c): what goes upstream
+ * is one well-formed head, with the secret header once and no credential
+ * of the command's; the body's framing never takes more than it is given,
+ * and nothing once done. */
+static void origin(const char *buf, size_t size)
+{
+	static struct lr_http_allow allow[] = { { "POST", "/v1/responses", false },
+						{ "*", "/v1/models/", true } };
+	struct lr_http_site site = { .host = "api.openai.com", .port = 443,
+				     .header_name = "Authorization",
+				     .header_value = "Bearer sk-fuzz-secret", .allow = allow,
+				     .n_allow = 2 };
+	struct lr_http_origin req;
+	struct lr_http_verdict v;
+	struct lr_http_body b;
+	struct lr_buf out = { 0 };
+	const char *why = NULL;
+	long took;
+	int r = lr_http_parse_origin(buf, size, &req, &why);
+
+	lr_fuzz_check(r == 0 || (r == -EINVAL && why), "origin: result %d", r);
+	if (r < 0)
+		return;
+	lr_fuzz_check(req.head_len <= size && req.target >= buf &&
+			      req.target + req.target_len <= buf + req.head_len &&
+			      req.path_len <= req.target_len && *req.target == '/',
+		      "origin: the target outside the head");
+	lr_http_judge(&site, buf, &req, &v);
+	lr_fuzz_check(v.status == 0 || (v.status == 403 && v.error && v.reason[0]),
+		      "origin: verdict %d", v.status);
+	/* (unless the command wrote it itself, in the path the reason repeats) */
+	lr_fuzz_check(!strstr(v.reason, "sk-fuzz-secret") || memmem(buf, size, "sk-fuzz-secret", 14),
+		      "the secret in a reason");
+	r = lr_http_origin_upstream(&site, buf, &req, &out);
+	lr_fuzz_check(r == 0 || r == -ENOMEM, "origin: upstream head %d", r);
+	if (r == 0) {
+		lr_fuzz_check(memmem(out.s, out.len, "\r\n\r\n", 4) == out.s + out.len - 4,
+			      "origin: a blank line inside the upstream head");
+		lr_fuzz_check(count_ci(out.s, out.len, "\r\nhost:") == 1, "origin: not one Host");
+		lr_fuzz_check(count_ci(out.s, out.len, "\r\nauthorization:") == 1,
+			      "origin: not one Authorization");
+		lr_fuzz_check(count_ci(out.s, out.len, "\r\nx-api-key:") == 0,
+			      "origin: the command's X-Api-Key forwarded");
+		lr_fuzz_check(count_ci(out.s, out.len, "\r\nproxy-authorization:") == 0,
+			      "origin: Proxy-Authorization forwarded");
+	}
+	free(out.s);
+	lr_http_body_init(&b, &req);
+	took = lr_http_body_feed(&b, buf + req.head_len, size - req.head_len);
+	lr_fuzz_check(took == -EINVAL || (took >= 0 && (size_t)took <= size - req.head_len),
+		      "origin: the body took %ld of %zu", took, size - req.head_len);
+	if (took >= 0 && b.done)
+		lr_fuzz_check(lr_http_body_feed(&b, buf, size) == 0, "origin: more after the end");
+}
+
 static void host(const char *s)
 {
 	char norm[256], again[256];
@@ -117,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	head(s, size);
+	origin(s, size);
 	host(s);
 	dest(s);
 	free(s);
