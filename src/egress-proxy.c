@@ -33,9 +33,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+
 #include "landrun/caps.h"
+#include "landrun/egress-tls.h"
 #include "landrun/egress.h"
 #include "landrun/features.h"
 #include "landrun/landlock.h"
@@ -46,7 +50,9 @@
 
 #define CTL_FD 3
 #define PIDFD 4
-#define MSG_MAX 1024
+/* A control message: a secret header, or the run's CA certificate, fits */
+#define MSG_MAX 16384
+#define SECRET_MAX 8192		/* bytes of a secret header */
 #define HEAD_MAX 16384
 #define MAX_CONNS 512
 #define HEAD_TIMEOUT_S 10	/* for a request's whole head, and each send of ours */
@@ -77,6 +83,9 @@ static struct {
 	size_t n_ls;
 	int witness;
 	struct lr_audit audit;	/* the run's --audit-log, fd -1 if none */
+	struct lr_http_site *sites;	/* intercepted hosts, their secret headers expanded */
+	size_t n_sites;
+	char cafile[4096];	/* what upstreams are verified against ("": OpenSSL's default) */
 } H = { .witness = -1, .audit = { .fd = -1 } };
 
 /* ---------------------------------------------------------------- logging */
@@ -184,18 +193,80 @@ static int ctl_error(const char *fmt, ...)
 	return LR_EXIT_FAILURE;
 }
 
+/*
+ * An intercepted host's part of the configuration: "site PORT HOST", then
+ * for that site "header NAME: VALUE" (the secret, expanded by landrun) and
+ * "rule PREFIX METHOD PATH".  1 if MSG was one, 0 if not, -errno.
+ */
+static int read_site(const char *msg)
+{
+	struct lr_http_site *s = H.n_sites ? &H.sites[H.n_sites - 1] : NULL;
+	struct lr_http_allow *a;
+	unsigned port, prefix;
+	int off = 0;
+	char method[16];
+
+	if (sscanf(msg, "site %u %n", &port, &off) == 1 && off && port && port < 65536) {
+		s = lr_array_push(&H.sites, &H.n_sites, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		memset(s, 0, sizeof(*s));
+		s->port = (uint16_t)port;
+		s->host = strdup(msg + off);
+		return s->host ? 1 : -ENOMEM;
+	}
+	if (strncmp(msg, "header ", 7) == 0) {
+		const char *colon = strchr(msg + 7, ':');
+
+		if (!s || s->header_name || !colon || colon[1] != ' ')
+			return -EPROTO;
+		s->header_name = strndup(msg + 7, (size_t)(colon - msg - 7));
+		s->header_value = strdup(colon + 2);
+		return s->header_name && s->header_value ? 1 : -ENOMEM;
+	}
+	if (sscanf(msg, "rule %u %15s %n", &prefix, method, &off) == 2 && off) {
+		if (!s)
+			return -EPROTO;
+		a = lr_array_push(&s->allow, &s->n_allow, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a, 0, sizeof(*a));
+		snprintf(a->method, sizeof(a->method), "%s", method);
+		a->prefix = prefix != 0;
+		a->path = strdup(msg + off);
+		return a->path ? 1 : -ENOMEM;
+	}
+	if (strncmp(msg, "cafile ", 7) == 0) {
+		size_t n = strlen(msg + 7);
+
+		if (n == 0 || n >= sizeof(H.cafile))
+			return -EPROTO;
+		memcpy(H.cafile, msg + 7, n + 1);
+		return 1;
+	}
+	return 0;
+}
+
 static int read_config(void)
 {
 	char msg[MSG_MAX];
 
 	for (;;) {
 		struct lr_dest *d;
-		int kind, port, off = 0, afd;
+		int kind, port, off = 0, afd, r;
 
 		if (lr_egress_recv(CTL_FD, msg, sizeof(msg), &afd) < 0)
 			return -EIO;
 		if (strcmp(msg, "end") == 0)
 			return 0;
+		r = read_site(msg);
+		if (r != 0) {
+			/* it may have held the secret: none of it stays on the stack */
+			explicit_bzero(msg, sizeof(msg));
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (sscanf(msg, "log %d", &H.log_level) == 1)
 			continue;
 		if (strncmp(msg, "audit ", 6) == 0 && afd >= 0) {
@@ -342,8 +413,9 @@ static int send_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* An answer of the proxy's own, with an RFC 9209 Proxy-Status. */
-static void answer(int fd, int status, const char *error, const char *text)
+/* An answer of the proxy's own, with an RFC 9209 Proxy-Status, sent on FD,
+ * or (TLS not NULL) over that TLS connection. */
+static void answer_on(int fd, SSL *tls, int status, const char *error, const char *text)
 {
 	const char *reason = status == 400   ? "Bad Request"
 			     : status == 403 ? "Forbidden"
@@ -365,8 +437,17 @@ static void answer(int fd, int status, const char *error, const char *text)
 			status, reason, blen, error, text);
 	if (hlen >= (int)sizeof(head))
 		return;
-	if (send_all(fd, head, (size_t)hlen) == 0)
+	if (tls) {
+		if (lr_tls_write_all(tls, head, (size_t)hlen) == 0)
+			lr_tls_write_all(tls, body, (size_t)blen);
+	} else if (send_all(fd, head, (size_t)hlen) == 0) {
 		send_all(fd, body, (size_t)blen);
+	}
+}
+
+static void answer(int fd, int status, const char *error, const char *text)
+{
+	answer_on(fd, NULL, status, error, text);
 }
 
 /* Connect to ADDR:PORT, bounded in time.  The socket, or -errno. */
@@ -623,6 +704,198 @@ static int resolve(const char *host, uint16_t port, struct targets *t, const cha
 	return 0;
 }
 
+/* The address FD is connected to, as text. */
+static void peer_text(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	uint8_t pa[16];
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0 &&
+	    lr_egress_addr_from((struct sockaddr *)&peer, pa) == 0)
+		lr_egress_addr_text(pa, buf, len);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* Blocking, with a bound on each read and write (0: none). */
+static int blocking(int fd, int read_s, int write_s)
+{
+	struct timeval r = { .tv_sec = read_s }, w = { .tv_sec = write_s };
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &r, sizeof(r)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &w, sizeof(w)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* A request's head over TLS, within HEAD_TIMEOUT_S in all (as read_head).
+ * The bytes read (the head, maybe more), or -errno. */
+static int tls_read_head(SSL *s, char *buf, size_t max)
+{
+	long long deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
+	size_t len = 0;
+
+	while (len < max) {
+		int n;
+
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		errno = 0;
+		n = SSL_read(s, buf + len, (int)(max - len));
+		if (n <= 0) {
+			int saved = errno, e = SSL_get_error(s, n);
+
+			ERR_clear_error();
+			return e == SSL_ERROR_ZERO_RETURN ? -ECONNRESET
+			       : saved == EAGAIN	 ? -ETIMEDOUT
+							 : -EIO;
+		}
+		len += (size_t)n;
+		if (memmem(buf, len, "\r\n\r\n", 4))
+			return (int)len;
+	}
+	return -EMSGSIZE;
+}
+
+/* The rest of the body after the head (EXTRA, N bytes, then from the
+ * command) to the upstream, up to where its framing says it ends: nothing
+ * after it goes.  0, -EINVAL (malformed chunks), -EIO. */
+static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, const char *extra,
+		      size_t n)
+{
+	struct lr_http_body b;
+	char chunk[16384];
+	long take;
+
+	lr_http_body_init(&b, req);
+	take = lr_http_body_feed(&b, extra, n);
+	if (take < 0)
+		return -EINVAL;
+	if (take && lr_tls_write_all(to, extra, (size_t)take) < 0)
+		return -EIO;
+	while (!b.done) {
+		int got = SSL_read(from, chunk, sizeof(chunk));
+
+		if (got <= 0) {
+			ERR_clear_error();
+			return -EIO;
+		}
+		take = lr_http_body_feed(&b, chunk, (size_t)got);
+		if (take < 0)
+			return -EINVAL;
+		if (take && lr_tls_write_all(to, chunk, (size_t)take) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* The answer, from the upstream to the command, until the upstream closes. */
+static void relay_response(SSL *from, SSL *to)
+{
+	char chunk[16384];
+	int got;
+
+	while ((got = SSL_read(from, chunk, sizeof(chunk))) > 0)
+		if (lr_tls_write_all(to, chunk, (size_t)got) < 0)
+			break;
+	ERR_clear_error();
+}
+
+/*
+ * An intercepted host (--secret-header, --allow-request): the tunnel's TLS
+ * ended here with the host's certificate from the run's CA; one request read
+ * and judged (egress-http.c); if it passes, TLS to the upstream (verified),
+ * the rewritten head, the body as framed, and the answer until the upstream
+ * closes.  Nothing of a refused request reaches the upstream: not even its
+ * TLS is started.
+ */
+static void intercept(int client, int up, const struct lr_http_site *site, struct decision *d,
+		      const char *address)
+{
+	char buf[HEAD_MAX], err[512];
+	struct lr_http_origin req;
+	struct lr_http_verdict v;
+	struct lr_buf head = { 0 };
+	SSL *cs = NULL, *us = NULL;
+	const char *why;
+	int len, r;
+
+	if (send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39) < 0)
+		return;
+	d->verdict = "allowed";
+	d->address = address;
+	decided(d);
+	snprintf(err, sizeof(err), "its socket");
+	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 ||
+	    !(cs = lr_tls_accept(client, (size_t)(site - H.sites), err, sizeof(err)))) {
+		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host, site->port,
+		    err);
+		return;
+	}
+	len = tls_read_head(cs, buf, sizeof(buf));
+	if (len < 0) {
+		if (len == -EMSGSIZE)
+			answer_on(client, cs, 400, "http_request_error",
+				  "request head larger than 16 KiB");
+		if (len == -ETIMEDOUT)
+			answer_on(client, cs, 408, "http_request_error",
+				  "no whole request head within 10 seconds");
+		goto out;
+	}
+	*d = (struct decision){ "refused", "a request", d->host, d->port, .address = NULL };
+	if (lr_http_parse_origin(buf, (size_t)len, &req, &why) < 0) {
+		answer_on(client, cs, 400, "http_request_error", why);
+		d->reason = why;
+		decided(d);
+		goto out;
+	}
+	d->request = req.method;
+	lr_http_judge(site, buf, &req, &v);
+	if (v.status) {
+		answer_on(client, cs, v.status, v.error, v.reason);
+		d->reason = v.reason;
+		decided(d);
+		goto out;
+	}
+	snprintf(err, sizeof(err), "its socket");
+	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
+		answer_on(client, cs, 502, "tls_certificate_error", err);
+		d->verdict = "failed";
+		d->reason = err;
+		decided(d);
+		goto out;
+	}
+	r = lr_http_origin_upstream(site, buf, &req, &head);
+	r = r ?: lr_tls_write_all(us, head.s, head.len);
+	/* (the upstream gets no Expect: the body follows its head at once) */
+	if (r == 0 && req.expect_continue)
+		r = lr_tls_write_all(cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+	if (head.s)
+		explicit_bzero(head.s, head.len); /* it holds the secret */
+	free(head.s);
+	r = r ?: relay_body(cs, us, &req, buf + req.head_len, (size_t)len - req.head_len);
+	if (r == -EINVAL) {
+		/* the upstream has part of a body that never ends: it times out */
+		answer_on(client, cs, 400, "http_request_error", "a malformed chunked body");
+		d->reason = "a malformed chunked body";
+		decided(d);
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	d->verdict = "allowed";
+	d->address = address;
+	decided(d);
+	relay_response(us, cs);
+out:
+	explicit_bzero(buf, sizeof(buf));
+	lr_tls_close(us);
+	lr_tls_close(cs);
+}
+
 /* One proxy request: decide, resolve, connect, answer, relay. */
 static void proxy(int client)
 {
@@ -632,6 +905,7 @@ static void proxy(int client)
 	struct targets t = { 0 };
 	const char *why, *gai = NULL;
 	struct lr_buf head = { 0 };
+	const struct lr_http_site *site;
 	uint8_t addr[16];
 	bool is_addr;
 	int len, up = -1, err = 0;
@@ -675,6 +949,17 @@ static void proxy(int client)
 		decided(&d);
 		return;
 	}
+	/* an intercepted host's requests are read inside its TLS, never sent
+	 * as plain http:// past its rules and its secret header */
+	if (!is_addr && req.kind == LR_HTTP_ABSOLUTE &&
+	    lr_egress_site_find(H.sites, H.n_sites, host, req.port)) {
+		snprintf(detail, sizeof(detail), "%s:%u is intercepted: https:// only (a CONNECT)",
+			 host, req.port);
+		answer(client, 403, "http_request_denied", detail);
+		d.reason = "an intercepted host, as plain http://";
+		decided(&d);
+		return;
+	}
 	if (is_addr) {
 		memcpy(t.addr[0], addr, 16);
 		t.n = 1;
@@ -713,6 +998,20 @@ static void proxy(int client)
 	}
 	set_nodelay(up);
 	set_nodelay(client);
+	if (req.kind == LR_HTTP_CONNECT && !is_addr &&
+	    (site = lr_egress_site_find(H.sites, H.n_sites, host, req.port))) {
+		if ((size_t)len > req.head_len) {
+			answer(client, 400, "http_request_error",
+			       "data after CONNECT before the tunnel was established");
+			d.reason = "data after CONNECT before the tunnel was established";
+			decided(&d);
+		} else {
+			peer_text(up, atext, sizeof(atext));
+			intercept(client, up, site, &d, atext);
+		}
+		close(up);
+		return;
+	}
 	if (req.kind == LR_HTTP_CONNECT)
 		err = send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39);
 	else if ((err = lr_http_upstream_head(buf, &req, &head)) == 0)
@@ -729,15 +1028,7 @@ static void proxy(int client)
 	if (limit != SIZE_MAX)
 		limit -= extra;
 	if (err == 0) {
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		uint8_t pa[16];
-
-		if (getpeername(up, (struct sockaddr *)&peer, &plen) == 0 &&
-		    lr_egress_addr_from((struct sockaddr *)&peer, pa) == 0)
-			lr_egress_addr_text(pa, atext, sizeof(atext));
-		else
-			snprintf(atext, sizeof(atext), "?");
+		peer_text(up, atext, sizeof(atext));
 		d.verdict = "allowed";
 		d.address = atext;
 		decided(&d);
@@ -899,6 +1190,19 @@ int main(void)
 	if (r < 0)
 		return ctl_error("bad configuration from landrun: %s", strerror(-r));
 	lr_log_set_level(H.log_level);
+	/* the CAs read, the run's CA made, before any confinement; its
+	 * certificate (not its key) for landrun, which gives it to the command */
+	if (H.n_sites) {
+		char *pem = NULL;
+
+		if (lr_tls_init(H.cafile[0] ? H.cafile : NULL, H.sites, H.n_sites, &pem, err,
+				sizeof(err)) < 0)
+			return ctl_error("--secret-header, --allow-request: %s", err);
+		r = snprintf(msg, sizeof(msg), "ca %s", pem);
+		free(pem);
+		if (r < 0 || (size_t)r >= sizeof(msg) || lr_egress_send(CTL_FD, msg, -1) < 0)
+			return LR_EXIT_FAILURE;
+	}
 	r = open_witness(&port);
 	if (r < 0)
 		return ctl_error("cannot listen on 127.0.0.1 for the witness: %s", strerror(-r));
