@@ -64,6 +64,15 @@ const char lr_cli_usage[] =
 	"                             namespace of its own and HTTPS_PROXY, HTTP_PROXY,\n"
 	"                             ALL_PROXY; an IP address, or a name resolving to a\n"
 	"                             loopback or private one, only if listed as an address\n"
+	"  --secret-header HOST=HEADER\n"
+	"                             the proxy ends HOST's TLS (with a CA made for the run,\n"
+	"                             which the command trusts through SSL_CERT_FILE,\n"
+	"                             NODE_EXTRA_CA_CERTS, ...) and sets HEADER ('NAME: VALUE',\n"
+	"                             quoted) on each request, refusing one that carries\n"
+	"                             another credential; ${VAR} in VALUE is landrun's own\n"
+	"                             VAR, and the command gets VAR=landrun-placeholder\n"
+	"  --allow-request HOST=RULE  HOST's requests must match a RULE, 'METHOD /PATH'\n"
+	"                             (METHOD * any, /PATH* a prefix); others get 403\n"
 	"  --connect-tcp PORTS        allow TCP connections to these ports (80,443,8000-8100);\n"
 	"                             with --allow-domain: the host's 127.0.0.1 on these ports\n"
 	"  --bind-tcp PORTS           allow binding (and listening on) these TCP ports\n"
@@ -213,6 +222,9 @@ static enum lr_opt_result read_file(struct lr_policy *p, int id, const char *arg
 
 static enum lr_opt_result check_conflicts(const struct lr_policy *p, struct lr_opt_error *err)
 {
+	if (p->unrestricted_net && p->n_egress_sites)
+		return lr_opt_fail(err, "--secret-header and --allow-request conflict with "
+					"--unrestricted-network (they need the proxy)");
 	if (p->unrestricted_net &&
 	    (p->n_connect_tcp || p->n_bind_tcp || p->n_unix_paths || p->n_allow_domains))
 		return lr_opt_fail(err, "--%s conflicts with --unrestricted-network",

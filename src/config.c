@@ -158,6 +158,13 @@ static int setting_value(struct file_state *st, const char *name, unsigned flags
 {
 	char why[256];
 
+	/* expanded later by landrun itself, which reads the secret then */
+	if (flags & LR_OPTF_RAW) {
+		*out = strdup(raw);
+		if (!*out)
+			lr_opt_fail(st->err, "out of memory");
+		return *out ? LR_OPT_RUN : LR_OPT_ERROR;
+	}
 	if (lr_config_expand(raw, out, why, sizeof(why)) < 0) {
 		lr_opt_fail(st->err, "%s: %s", name, why);
 		return LR_OPT_ERROR;

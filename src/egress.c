@@ -28,7 +28,10 @@
 #include "landrun/log.h"
 
 #define CTL_TIMEOUT_S 10
-#define MSG_MAX 1024
+/* a control message: a secret header, or the run's CA certificate, fits */
+#define MSG_MAX 16384
+#define SECRET_MAX 8192		/* bytes of a secret header's NAME: VALUE */
+#define BUNDLE_MAX (16 << 20)	/* bytes of the system's CA bundle copied */
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -361,6 +364,35 @@ static int expect(struct lr_egress *e, const char *word, char *buf, size_t len, 
 	return 0;
 }
 
+/* The intercepted hosts: each with its secret header (expanded) and rules,
+ * and the CAs the helper verifies upstreams against. */
+static int send_sites(struct lr_egress *e, const struct lr_policy *policy, char *msg, size_t len)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < policy->n_egress_sites; i++) {
+		const struct lr_http_site *s = &policy->egress_sites[i];
+
+		snprintf(msg, len, "site %u %s", s->port, s->host);
+		r = lr_egress_send(e->ctl, msg, -1);
+		if (r == 0 && s->header_name) {
+			snprintf(msg, len, "header %s: %s", s->header_name, e->secrets[i]);
+			r = lr_egress_send(e->ctl, msg, -1);
+			explicit_bzero(msg, len);
+		}
+		for (size_t j = 0; r == 0 && j < s->n_allow; j++) {
+			snprintf(msg, len, "rule %d %s %s", s->allow[j].prefix, s->allow[j].method,
+				 s->allow[j].path);
+			r = lr_egress_send(e->ctl, msg, -1);
+		}
+	}
+	if (r == 0 && policy->n_egress_sites && e->cafile[0]) {
+		snprintf(msg, len, "cafile %s", e->cafile);
+		r = lr_egress_send(e->ctl, msg, -1);
+	}
+	return r;
+}
+
 static int send_config(struct lr_egress *e, const struct lr_policy *policy,
 		       const struct lr_audit *audit)
 {
@@ -379,6 +411,7 @@ static int send_config(struct lr_egress *e, const struct lr_policy *policy,
 		snprintf(msg, sizeof(msg), "allow %d %u %s", (int)d->kind, d->port, d->host);
 		r = lr_egress_send(e->ctl, msg, -1);
 	}
+	r = r ?: send_sites(e, policy, msg, sizeof(msg));
 	return r ?: lr_egress_send(e->ctl, "end", -1);
 }
 
@@ -392,6 +425,8 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 
 	if (e->helper_fd < 0)
 		return fail(err, errlen, -EBADF, "%s", "the egress helper was not found first");
+	if (e->n_secrets != policy->n_egress_sites)
+		return fail(err, errlen, -EINVAL, "%s", "the secret headers were not expanded first");
 	/* the helper ends when this process (the command, after execve) does */
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (pidfd < 0)
@@ -434,8 +469,17 @@ int lr_egress_start(struct lr_egress *e, const struct lr_policy *policy,
 		return r;
 	e->helper = (pid_t)strtol(buf + 7, NULL, 10);
 	r = send_config(e, policy, audit);
+	lr_egress_forget_secrets(e);
 	if (r < 0)
 		return fail(err, errlen, r, "%s", "writing to the egress helper");
+	if (policy->n_egress_sites) {
+		r = expect(e, "ca", buf, sizeof(buf), err, errlen);
+		if (r < 0)
+			return r;
+		e->ca_pem = strdup(buf + 3);
+		if (!e->ca_pem)
+			return fail(err, errlen, -ENOMEM, "%s", "the run's CA");
+	}
 	r = expect(e, "witness", buf, sizeof(buf), err, errlen);
 	if (r < 0)
 		return r;
@@ -591,5 +635,162 @@ int lr_egress_set_env(struct lr_strlist *env, uint16_t port)
 	r = r ?: lr_env_set(env, "no_proxy", "localhost,127.0.0.1,::1");
 	/* Node.js (22.21, 24.5 and later) honours the variables only when told */
 	r = r ?: lr_env_set(env, "NODE_USE_ENV_PROXY", "1");
+	return r;
+}
+
+/* ---------------------------------------------------------------- intercepted hosts */
+
+int lr_egress_expand_secrets(struct lr_egress *e, const struct lr_policy *policy,
+			     char *(*lookup)(const char *name), char *err, size_t errlen)
+{
+	char missing[256];
+	int r;
+
+	if (!policy->n_egress_sites)
+		return 0;
+	e->secrets = calloc(policy->n_egress_sites, sizeof(*e->secrets));
+	if (!e->secrets)
+		return -ENOMEM;
+	e->n_secrets = policy->n_egress_sites;
+	for (size_t i = 0; i < policy->n_egress_sites; i++) {
+		const struct lr_http_site *s = &policy->egress_sites[i];
+
+		if (!s->header_name)
+			continue;
+		r = lr_egress_expand_secret(s->header_value, lookup, &e->secrets[i], missing,
+					    sizeof(missing));
+		if (r == 0 && strlen(s->header_name) + strlen(e->secrets[i]) + 2 > SECRET_MAX)
+			r = -E2BIG;
+		if (r < 0) {
+			snprintf(err, errlen, "--secret-header %s:%u: %s%s%s", s->host, s->port,
+				 r == -E2BIG ? "the header is longer than 8 KiB" : "${",
+				 r == -E2BIG ? "" : missing,
+				 r == -ENOENT   ? "} is not set (or empty) in landrun's environment"
+				 : r == -EINVAL ? "} holds a control character (a newline?)"
+				 : r == -E2BIG  ? ""
+						: "}: out of memory");
+			lr_egress_forget_secrets(e);
+			return r;
+		}
+	}
+	return 0;
+}
+
+void lr_egress_forget_secrets(struct lr_egress *e)
+{
+	for (size_t i = 0; i < e->n_secrets; i++)
+		if (e->secrets[i]) {
+			explicit_bzero(e->secrets[i], strlen(e->secrets[i]));
+			free(e->secrets[i]);
+		}
+	free(e->secrets);
+	e->secrets = NULL;
+	e->n_secrets = 0;
+}
+
+int lr_egress_placeholders(struct lr_strlist *env, const struct lr_policy *policy,
+			   char *(*lookup)(const char *name))
+{
+	struct lr_strlist vars = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < policy->n_egress_sites; i++)
+		if (policy->egress_sites[i].header_name)
+			r = lr_egress_secret_vars(policy->egress_sites[i].header_value, &vars);
+	for (size_t i = 0; r == 0 && i < vars.n; i++) {
+		const char *secret = lookup(vars.v[i]);
+
+		if (lr_env_lookup(env->v, vars.v[i]))
+			r = lr_env_set(env, vars.v[i], LR_EGRESS_PLACEHOLDER);
+		/* and wherever else the command would get the same value */
+		for (size_t j = 0; r == 0 && secret && strlen(secret) >= 8 && j < env->n; j++) {
+			const char *eq = strchr(env->v[j], '=');
+			char name[256];
+
+			if (!eq || !strstr(eq + 1, secret) || (size_t)(eq - env->v[j]) >= sizeof(name))
+				continue;
+			memcpy(name, env->v[j], (size_t)(eq - env->v[j]));
+			name[eq - env->v[j]] = '\0';
+			r = lr_env_set(env, name, LR_EGRESS_PLACEHOLDER);
+		}
+	}
+	lr_strlist_free(&vars);
+	return r;
+}
+
+const char *lr_egress_system_cafile(char *(*lookup)(const char *name))
+{
+	static const char *const bundles[] = {
+		"/etc/ssl/certs/ca-certificates.crt",	/* Debian, Ubuntu, Alpine, Arch */
+		"/etc/pki/tls/certs/ca-bundle.crt",	/* Fedora, RHEL */
+		"/etc/ssl/ca-bundle.pem",		/* openSUSE */
+		"/etc/ssl/cert.pem",			/* Alpine, macOS-like */
+	};
+	const char *env = lookup("SSL_CERT_FILE");
+
+	if (env && *env)
+		return env;
+	for (size_t i = 0; i < sizeof(bundles) / sizeof(*bundles); i++)
+		if (access(bundles[i], R_OK) == 0)
+			return bundles[i];
+	return NULL;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int lr_egress_write_bundle(int fd, const char *cafile, const char *pem, char *err, size_t errlen)
+{
+	static const char note[] = "\n# landrun: the run's CA, for the hosts it intercepts\n";
+	char buf[65536];
+	size_t total = 0;
+	ssize_t n = 0;
+	int in = -1, r = 0;
+
+	if (cafile && (in = open(cafile, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "the CA bundle %s: %s", cafile, strerror(errno));
+		return -errno;
+	}
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0 && r == 0) {
+		total += (size_t)n;
+		r = total > BUNDLE_MAX ? -EFBIG : write_all(fd, buf, (size_t)n);
+	}
+	if (n < 0)
+		r = -errno;
+	if (in >= 0)
+		close(in);
+	r = r ?: write_all(fd, note, strlen(note));
+	r = r ?: write_all(fd, pem, strlen(pem));
+	if (r < 0)
+		snprintf(err, errlen, "writing the CA bundle (from %s): %s", cafile ? cafile : "none",
+			 strerror(-r));
+	return r;
+}
+
+int lr_egress_set_ca_env(struct lr_strlist *env, const char *bundle)
+{
+	/* SSL_CERT_FILE replaces OpenSSL's store (and Go's, rustls' native
+	 * roots, Python's ssl); Node and Bun add NODE_EXTRA_CA_CERTS to theirs;
+	 * requests, curl, git, Deno have variables of their own */
+	static const char *const names[] = {
+		"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+		"GIT_SSL_CAINFO", "DENO_CERT",
+	};
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof(names) / sizeof(*names); i++)
+		r = lr_env_set(env, names[i], bundle);
 	return r;
 }

@@ -99,6 +99,66 @@ static const char *egress_mode_name(enum lr_egress_mode m)
 	return m == LR_EGRESS_NETNS ? "netns" : m == LR_EGRESS_LOOPBACK ? "loopback" : NULL;
 }
 
+/* --secret-header, --allow-request: the hosts whose TLS the proxy ends.
+ * The secret's value is never shown: the header's name, and the variables. */
+static void explain_intercepted_text(FILE *out, const struct lr_policy *p)
+{
+	for (size_t i = 0; i < p->n_egress_sites; i++) {
+		const struct lr_http_site *s = &p->egress_sites[i];
+		struct lr_strlist vars = { 0 };
+
+		fprintf(out, "  intercepted %s:%u: the proxy ends its TLS (a CA made for the run, "
+			     "in SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...)", s->host, s->port);
+		if (s->header_name && lr_egress_secret_vars(s->header_value, &vars) == 0) {
+			fprintf(out, "; sets %s from", s->header_name);
+			for (size_t j = 0; j < vars.n; j++)
+				fprintf(out, "%s $%s", j ? "," : "", vars.v[j]);
+			fprintf(out, "%s (the command gets %s), refusing another credential",
+				vars.n ? "" : " a literal value", LR_EGRESS_PLACEHOLDER);
+		}
+		lr_strlist_free(&vars);
+		if (!s->n_allow)
+			fprintf(out, "; any request");
+		for (size_t j = 0; j < s->n_allow; j++)
+			fprintf(out, "%s%s %s%s", j ? ", " : "; only ", s->allow[j].method, s->allow[j].path,
+				s->allow[j].prefix ? "*" : "");
+		fprintf(out, "\n");
+	}
+}
+
+static void explain_intercepted_json(FILE *out, const struct lr_policy *p)
+{
+	if (!p->n_egress_sites)
+		return;
+	fprintf(out, ",\"intercepted\":[");
+	for (size_t i = 0; i < p->n_egress_sites; i++) {
+		const struct lr_http_site *s = &p->egress_sites[i];
+		struct lr_strlist vars = { 0 };
+		char rule[600];
+
+		fprintf(out, "%s{\"host\":", i ? "," : "");
+		lr_json_str(out, s->host);
+		fprintf(out, ",\"port\":%u,\"header\":", s->port);
+		lr_json_str(out, s->header_name);
+		fprintf(out, ",\"variables\":[");
+		if (s->header_name && lr_egress_secret_vars(s->header_value, &vars) == 0)
+			for (size_t j = 0; j < vars.n; j++) {
+				fputs(j ? "," : "", out);
+				lr_json_str(out, vars.v[j]);
+			}
+		lr_strlist_free(&vars);
+		fprintf(out, "],\"requests\":[");
+		for (size_t j = 0; j < s->n_allow; j++) {
+			snprintf(rule, sizeof(rule), "%s %s%s", s->allow[j].method, s->allow[j].path,
+				 s->allow[j].prefix ? "*" : "");
+			fputs(j ? "," : "", out);
+			lr_json_str(out, rule);
+		}
+		fprintf(out, "]}");
+	}
+	fputc(']', out);
+}
+
 /* --allow-domain: which mode runs, and what it lets out. */
 static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 {
@@ -141,6 +201,7 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 	}
 	fprintf(out, "  HTTPS_PROXY, HTTP_PROXY, ALL_PROXY (and lower case) point the command at "
 		     "it; NO_PROXY: localhost, 127.0.0.1, ::1\n");
+	explain_intercepted_text(out, p);
 }
 
 /* What the drop-in default chose (project.c), and a private HOME. */
@@ -441,7 +502,9 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 			fprintf(out, ",\"proxy\":null");
 		fprintf(out, ",\"netns_errno\":");
 		lr_json_str(out, plan->netns_errno ? strerrorname_np(plan->netns_errno) : NULL);
-		fprintf(out, ",\"brokered\":%s}", plan->broker_connect ? "true" : "false");
+		fprintf(out, ",\"brokered\":%s", plan->broker_connect ? "true" : "false");
+		explain_intercepted_json(out, in->policy);
+		fputc('}', out);
 	}
 	fprintf(out, "},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
 		     "\"die_with_parent\":%s,\"audit_log\":",

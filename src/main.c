@@ -973,6 +973,41 @@ static void supervised_ready(struct lifetime *life, const struct lr_broker *brok
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }
 
+/* The command's CA bundle with --secret-header or --allow-request: made now,
+ * empty, in a private directory and granted read-only, before the grants
+ * are opened; egress() writes it once the helper has made the run's CA. */
+struct egress_ca {
+	int fd;				/* the bundle, open for writing, or -1 */
+};
+
+static void egress_ca_prepare(struct lr_policy *policy, const struct lr_plan *plan,
+			      struct egress_ca *ca, struct lr_strlist *env)
+{
+	const struct lr_run_as *u = maker(policy);
+	char err[512], path[PATH_MAX], *dir;
+	int r;
+
+	ca->fd = -1;
+	if (!policy->n_egress_sites || plan->egress == LR_EGRESS_OFF ||
+	    policy->explain != LR_EXPLAIN_NONE)
+		return;
+	make_as_user(policy, true);
+	if (lr_privdir_make(false, false, u ? u->uid : geteuid(), &dir, err, sizeof(err)) < 0)
+		lr_die("--secret-header: %s", err);
+	snprintf(path, sizeof(path), "%s/ca-bundle.pem", dir);
+	free(dir);
+	ca->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (ca->fd < 0)
+		lr_die_errno("--secret-header: cannot make %s", path);
+	make_as_user(policy, false);
+	policy->origin = "the CA bundle of --secret-header, --allow-request";
+	r = lr_policy_add_grant(policy, path, LR_ACCESS_RO, "--ro");
+	policy->origin = NULL;
+	if (r < 0 || lr_egress_set_ca_env(env, path) < 0)
+		lr_die("out of memory");
+	lr_debug("egress: the command's CA bundle is %s", path);
+}
+
 /* The egress helper, landrun-egress: beside this executable (a build tree,
  * a copy with its helper), else where it is installed. */
 static void find_helper(struct lr_egress *e)
@@ -1006,15 +1041,20 @@ static void find_helper(struct lr_egress *e)
  * the grants, as the supervisor's copy is) for its decisions.
  */
 static void egress(struct lr_policy *policy, struct lr_features *features, struct lr_plan *plan,
-		   const struct lr_fs_rules *rules, struct lifetime *life, struct lr_strlist *env)
+		   const struct lr_fs_rules *rules, struct lifetime *life, struct lr_strlist *env,
+		   struct egress_ca *ca)
 {
 	struct lr_audit audit = life->audit;
 	struct lr_egress e;
 	char err[PATH_MAX + 256];
+	const char *cafile;
 	int r;
 
 	if (plan->egress == LR_EGRESS_OFF)
 		return;
+	/* --secret-header: the command never gets the secret's variables */
+	if (lr_egress_placeholders(env, policy, getenv) < 0)
+		lr_die("out of memory");
 	lr_egress_init(&e);
 	r = lr_egress_make_netns(&e);
 	if (r < 0)
@@ -1031,6 +1071,11 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 		return;
 	}
 	find_helper(&e);
+	cafile = policy->n_egress_sites ? lr_egress_system_cafile(getenv) : NULL;
+	if (cafile)
+		snprintf(e.cafile, sizeof(e.cafile), "%s", cafile);
+	if (lr_egress_expand_secrets(&e, policy, getenv, err, sizeof(err)) < 0)
+		lr_die("%s", err);
 	if (policy->audit_log &&
 	    lr_audit_open(&audit, policy->audit_log, policy, plan, rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
@@ -1039,6 +1084,16 @@ static void egress(struct lr_policy *policy, struct lr_features *features, struc
 		close(audit.fd);
 	if (r < 0)
 		lr_die("%s", err);
+	if (e.ca_pem) {
+		if (!cafile)
+			lr_warn("--secret-header: no CA bundle of the system's found (SSL_CERT_FILE): "
+				"the command trusts the run's CA only");
+		if (ca->fd < 0 || lr_egress_write_bundle(ca->fd, cafile, e.ca_pem, err, sizeof(err)) < 0)
+			lr_die("--secret-header: %s", ca->fd < 0 ? "no CA bundle file" : err);
+		close(ca->fd);
+		ca->fd = -1;
+		free(e.ca_pem);
+	}
 	life->egress_helper = e.helper;
 	if (plan->egress == LR_EGRESS_NETNS && (r = lr_egress_enter(&e, err, sizeof(err))) < 0) {
 		lr_warn("witness: %s", err);
@@ -1102,6 +1157,7 @@ int main(int argc, char **argv)
 				    .report = -1 };
 	struct lr_strlist brokered = { 0 };
 	struct lr_witness witness;
+	struct egress_ca ca = { .fd = -1 };
 	char err[PATH_MAX + 256];
 	char *command;
 
@@ -1139,13 +1195,14 @@ int main(int argc, char **argv)
 	make_dirs(&policy);
 	make_as_user(&policy, false);
 	raise_nofile(&nofile);
+	egress_ca_prepare(&policy, &plan, &ca, &child_env);
 	if (lr_landlock_open_rules(&policy, &plan, &rules, err, sizeof(err)) < 0)
 		lr_die("%s", err);
 	choose_brokered(&policy, &plan, &rules, &broker);
 	keep_out(&policy, &rules, &holes);
 	if (plan.broker && lr_broker_restrict(&broker, &plan, &rules, &holes, err, sizeof(err)) < 0)
 		lr_die("%s", err);
-	egress(&policy, &features, &plan, &rules, &life, &child_env);
+	egress(&policy, &features, &plan, &rules, &life, &child_env, &ca);
 	broker_served(&plan, &broker);
 	for (size_t i = 0; plan.broker && i < broker.n_roots; i++)
 		if (lr_strlist_add(&brokered, broker.roots[i].path) < 0)

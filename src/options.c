@@ -17,6 +17,7 @@ const struct lr_option lr_options[] = {
 	{ "allow-domain", LR_OPT_ALLOW_DOMAIN, LR_ARG_REQUIRED, LR_OPTF_LIST },
 	{ "allow-dotenv", LR_OPT_ALLOW_DOTENV, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "allow-protected", LR_OPT_ALLOW_PROTECTED, LR_ARG_REQUIRED, LR_OPTF_PATH },
+	{ "allow-request", LR_OPT_ALLOW_REQUEST, LR_ARG_REQUIRED, 0 },
 	{ "allow-sysv-ipc", LR_OPT_ALLOW_SYSV_IPC, LR_ARG_NONE, 0 },
 	{ "audit-log", LR_OPT_AUDIT_LOG, LR_ARG_REQUIRED, LR_OPTF_PATH },
 	{ "best-effort", LR_OPT_BEST_EFFORT, LR_ARG_NONE, 0 },
@@ -57,6 +58,7 @@ const struct lr_option lr_options[] = {
 	{ "rw", LR_OPT_RW, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "rwx", LR_OPT_RWX, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "secret", LR_OPT_SECRET, LR_ARG_REQUIRED, 0 },
+	{ "secret-header", LR_OPT_SECRET_HEADER, LR_ARG_REQUIRED, LR_OPTF_RAW },
 	{ "timeout", LR_OPT_TIMEOUT, LR_ARG_REQUIRED, 0 },
 	{ "timeout-grace", LR_OPT_TIMEOUT_GRACE, LR_ARG_REQUIRED, 0 },
 	{ "unix", LR_OPT_UNIX, LR_ARG_REQUIRED, LR_OPTF_PATH },
@@ -306,6 +308,34 @@ static int add_grant(struct lr_policy *p, const char *path, unsigned access, con
 	return *path ? lr_policy_add_grant(p, path, access, flag) : -EINVAL;
 }
 
+/* An intercepted host is an allowed destination too, unless --allow-domain
+ * names it already. */
+static int intercepted_allowed(struct lr_policy *p)
+{
+	for (size_t j = 0; j < p->n_egress_sites; j++) {
+		const struct lr_http_site *s = &p->egress_sites[j];
+		struct lr_dest *d;
+		bool listed = false;
+
+		for (size_t i = 0; i < p->n_allow_domains; i++)
+			listed |= p->allow_domains[i].kind == LR_DEST_NAME &&
+				  p->allow_domains[i].port == s->port &&
+				  strcmp(p->allow_domains[i].host, s->host) == 0;
+		if (listed)
+			continue;
+		d = lr_array_push(&p->allow_domains, &p->n_allow_domains, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memset(d, 0, sizeof(*d));
+		d->kind = LR_DEST_NAME;
+		d->port = s->port;
+		d->host = strdup(s->host);
+		if (!d->host)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *o,
 				   const char *arg, struct lr_opt_source *src,
 				   struct lr_opt_error *err)
@@ -377,6 +407,24 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		} else if (r == 0) {
 			*slot = d;
 		}
+		break;
+	}
+	case LR_OPT_SECRET_HEADER:
+	case LR_OPT_ALLOW_REQUEST: {
+		const char *why = NULL;
+
+		r = o->id == LR_OPT_SECRET_HEADER
+			    ? lr_egress_parse_secret_header(arg, &p->egress_sites, &p->n_egress_sites,
+							    &why)
+			    : lr_egress_parse_allow_request(arg, &p->egress_sites, &p->n_egress_sites,
+							    &why);
+		if (r == -EINVAL)
+			/* the value may hold a secret: only its host is repeated */
+			return lr_opt_fail(err, "--%s %.*s=...: %s", o->name,
+					   (int)(strchrnul(arg, '=') - arg > 100 ? 100
+										 : strchrnul(arg, '=') - arg),
+					   arg, why);
+		r = r ?: intercepted_allowed(p);
 		break;
 	}
 	case LR_OPT_UNIX:

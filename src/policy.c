@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "landrun/egress.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 
@@ -56,6 +57,7 @@ void lr_policy_free(struct lr_policy *p)
 	for (size_t i = 0; i < p->n_allow_domains; i++)
 		free(p->allow_domains[i].host);
 	free(p->allow_domains);
+	lr_egress_sites_free(p->egress_sites, p->n_egress_sites);
 	free(p->learn);
 	lr_policy_init(p);
 }

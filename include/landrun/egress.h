@@ -158,30 +158,12 @@ int lr_http_upstream_head(const char *buf, const struct lr_http_request *req,
 
 /* ---------------------------------------------------------------- intercepted hosts
  * --secret-header and --allow-request (egress-http.c, pure): the hosts whose
- * HTTPS the helper terminates, reads and rewrites. */
+ * HTTPS the helper terminates, reads and rewrites (struct lr_http_site, in
+ * policy.h). */
 
 /* What the command gets where a secret header's variables were, and the one
  * value of a credential header the proxy lets it send (in place of its own). */
 #define LR_EGRESS_PLACEHOLDER "landrun-placeholder"
-
-/* One --allow-request rule: a method ("*": any) and a path, exact or, with a
- * trailing '*', a prefix; the query is not part of it. */
-struct lr_http_allow {
-	char method[16];
-	char *path;		/* without the '*' */
-	bool prefix;
-};
-
-/* A host whose requests the proxy reads. */
-struct lr_http_site {
-	char *host;		/* a name, lower case */
-	uint16_t port;
-	char *header_name;	/* --secret-header's, or NULL */
-	char *header_value;	/* in the policy: the template with ${VAR}; in the helper:
-				 * expanded, the secret */
-	struct lr_http_allow *allow;	/* none: any method and path */
-	size_t n_allow;
-};
 
 /*
  * "HOST[:PORT]=NAME: VALUE" (--secret-header) and "HOST[:PORT]=METHOD /PATH"
@@ -305,6 +287,12 @@ struct lr_egress {
 	pid_t helper;		/* the helper, once started */
 	uint16_t witness_port;	/* the helper's listener on the caller's 127.0.0.1 */
 	uint16_t proxy_port;	/* where the command finds the proxy (127.0.0.1) */
+	char **secrets;		/* each intercepted host's secret header's value, expanded,
+				 * until it went to the helper (or NULL) */
+	size_t n_secrets;
+	char cafile[4096];	/* the system's CAs ("": none found), for the helper and the
+				 * command's bundle */
+	char *ca_pem;		/* the run's CA certificate, from the helper */
 };
 
 void lr_egress_init(struct lr_egress *e);
@@ -362,6 +350,38 @@ int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen);
  */
 int lr_egress_listen(struct lr_egress *e, const struct lr_policy *policy, bool netns, char *err,
 		     size_t errlen);
+
+/*
+ * The secret headers' values of POLICY's intercepted hosts, ${VAR}
+ * expanded by LOOKUP (getenv: landrun's own environment), into e->secrets,
+ * until lr_egress_start sends them to the helper and forgets them.  0, or
+ * -errno with ERR naming the host and the variable (unset or empty, a
+ * control character in it, a header over 8 KiB).
+ */
+int lr_egress_expand_secrets(struct lr_egress *e, const struct lr_policy *policy,
+			     char *(*lookup)(const char *name), char *err, size_t errlen);
+/* The values gone from memory. */
+void lr_egress_forget_secrets(struct lr_egress *e);
+
+/*
+ * The command's environment ENV without the secrets: each variable a secret
+ * header names, if ENV has it, and any other variable whose value holds one
+ * of their values (LOOKUP's), set to LR_EGRESS_PLACEHOLDER.  0 or -ENOMEM.
+ */
+int lr_egress_placeholders(struct lr_strlist *env, const struct lr_policy *policy,
+			   char *(*lookup)(const char *name));
+
+/* The system's CA bundle: $SSL_CERT_FILE (LOOKUP's), else the first of the
+ * distributions' bundle files that exists; NULL if none. */
+const char *lr_egress_system_cafile(char *(*lookup)(const char *name));
+
+/* The command's CA bundle into FD: CAFILE's certificates (if not NULL), then
+ * PEM, the run's CA.  0, or -errno with ERR. */
+int lr_egress_write_bundle(int fd, const char *cafile, const char *pem, char *err, size_t errlen);
+
+/* The variables that make the command's TLS libraries trust the bundle
+ * BUNDLE (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...), set in ENV.  0 or -ENOMEM. */
+int lr_egress_set_ca_env(struct lr_strlist *env, const char *bundle);
 
 /* The variables that point the command at a proxy on 127.0.0.1:PORT
  * (HTTPS_PROXY, https_proxy, ... NO_PROXY), set in ENV.  0 or -ENOMEM. */

@@ -20,6 +20,7 @@ enum lr_opt_id {
 	LR_OPT_ALLOW_DOMAIN,
 	LR_OPT_ALLOW_DOTENV,
 	LR_OPT_ALLOW_PROTECTED,
+	LR_OPT_ALLOW_REQUEST,
 	LR_OPT_ALLOW_SYSV_IPC,
 	LR_OPT_AUDIT_LOG,
 	LR_OPT_BEST_EFFORT,
@@ -60,6 +61,7 @@ enum lr_opt_id {
 	LR_OPT_RW,
 	LR_OPT_RWX,
 	LR_OPT_SECRET,
+	LR_OPT_SECRET_HEADER,
 	LR_OPT_TIMEOUT,
 	LR_OPT_TIMEOUT_GRACE,
 	LR_OPT_UNIX,
@@ -81,6 +83,8 @@ enum lr_opt_arg {
 #define LR_OPTF_PATH (1u << 1)	/* paths: in a file, relative ones are the file's */
 #define LR_OPTF_CLI (1u << 2)	/* the command line only, not a policy setting */
 #define LR_OPTF_FILE (1u << 3)	/* names a policy file: the drivers read it */
+#define LR_OPTF_RAW (1u << 4)	/* in a file, ${VAR} is not expanded: landrun expands it
+				 * later, where it must (--secret-header's secret) */
 
 struct lr_option {
 	const char *name;	/* without "--": also the policy-file key */

@@ -110,6 +110,26 @@ struct lr_dest {
 	uint16_t port;
 };
 
+/* One --allow-request rule: a method ("*": any) and a path, exact or, with a
+ * trailing '*', a prefix; the query is not part of it. */
+struct lr_http_allow {
+	char method[16];
+	char *path;		/* without the '*' */
+	bool prefix;
+};
+
+/* A host whose requests the egress proxy reads (--secret-header,
+ * --allow-request; egress.h parses them). */
+struct lr_http_site {
+	char *host;		/* a name, lower case */
+	uint16_t port;
+	char *header_name;	/* --secret-header's, or NULL */
+	char *header_value;	/* in the policy: the template with ${VAR}; in the helper:
+				 * expanded, the secret */
+	struct lr_http_allow *allow;	/* none: any method and path */
+	size_t n_allow;
+};
+
 /* secret = GLOB, --secret GLOB: more names of files to keep out. */
 struct lr_secret_glob {
 	char *glob;
@@ -146,6 +166,9 @@ struct lr_policy {
 	size_t n_unix_paths;	/* grants with LR_ACCESS_UNIX (--unix) */
 	struct lr_dest *allow_domains;	/* --allow-domain: the proxy's destinations */
 	size_t n_allow_domains;
+	struct lr_http_site *egress_sites;	/* hosts whose HTTPS the proxy reads (also in
+						 * allow_domains) */
+	size_t n_egress_sites;
 
 	enum lr_on_unsupported on_unsupported;
 	bool on_unsupported_set;	/* given on the command line */

@@ -18,6 +18,9 @@
 #   metadata.test  169.254.169.254   ula.test    fd00::1
 #   a.wild.test    127.0.0.1         b.wild.test 11.1.1.1
 #   api.fake.test  11.1.1.1   the fake model (tests/harness/fake_model.py)
+#   api.provider.test        11.1.1.1  a provider's API over HTTPS on 9443, its
+#                                      certificate from a test CA (section 6b)
+#   untrusted.provider.test  11.1.1.1  the same on 9444, self-signed
 #
 # and 127.0.0.1 has two services of the host: one forwarded with
 # --connect-tcp, one not.  Every server logs what reaches it, so a denial is
@@ -63,6 +66,8 @@ if [ "${1:-}" != --body ]; then
 		127.0.0.1 a.wild.test
 		11.1.1.1 b.wild.test
 		11.1.1.1 api.fake.test
+		11.1.1.1 api.provider.test
+		11.1.1.1 untrusted.provider.test
 	EOF
 	printf 'nameserver 11.3.3.3\noptions timeout:1 attempts:1\n' >"$etc/resolv.conf"
 	chmod 644 "$etc"/*
@@ -250,6 +255,8 @@ poke() {
 	dns_tcp) "$NET" tcp-connect 11.3.3.3 53 ;;
 	forwarded) curl -s -o /dev/null "http://127.0.0.1:$FWD/poke" ;;
 	other) curl -s -o /dev/null "http://127.0.0.1:$OTHER/poke" ;;
+	provider) curl -s -o /dev/null --cacert "$P/testca.pem" -d '{}' https://api.provider.test:9443/poke ;;
+	untrusted) curl -s -o /dev/null -k -d '{}' https://untrusted.provider.test:9444/poke ;;
 	esac
 }
 # count, wait_count, mark, saw, saw_nothing (the servers log $W/NAME.log,
@@ -786,6 +793,385 @@ done
 if [ $gone = yes ]; then tap_ok "the command killed (SIGKILL): the helper ends too"; else
 	tap_not_ok "the command killed (SIGKILL): the helper ends too (helper ${HELPER:-not found})"
 fi
+
+# ---------------------------------------------------------------------------
+# 6b. Intercepted hosts (--secret-header, --allow-request): the key held
+# outside, the requests read.
+#
+# A provider's API over HTTPS, its certificate from a test CA that landrun
+# (not the command) trusts through SSL_CERT_FILE in its own environment, as a
+# corporate CA would be.  The provider logs each request it gets, with the
+# credentials it carried and what came after the body; the command's side
+# is judged from outside: its environment, arguments and files hold no key.
+
+P=$W/provider
+mkdir -p "$P" || exit 1
+# the test CA, and the provider's certificate from it; another, self-signed
+if ! { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=landrun-test-ca -addext basicConstraints=critical,CA:TRUE \
+	-addext keyUsage=critical,keyCertSign -keyout "$P/ca.key" -out "$P/testca.pem" &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-subj /CN=api.provider.test -keyout "$P/key.pem" -out "$P/csr.pem" &&
+	printf 'subjectAltName=DNS:api.provider.test\nextendedKeyUsage=serverAuth\n' >"$P/ext" &&
+	openssl x509 -req -in "$P/csr.pem" -CA "$P/testca.pem" -CAkey "$P/ca.key" \
+		-CAcreateserial -days 2 -extfile "$P/ext" -out "$P/cert.pem" &&
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=untrusted.provider.test \
+		-addext subjectAltName=DNS:untrusted.provider.test \
+		-keyout "$P/ukey.pem" -out "$P/ucert.pem"; } >"$P/openssl.log" 2>&1; then
+	echo "Bail out! openssl cannot make the provider's certificates: $(tail -3 "$P/openssl.log")"
+	exit 1
+fi
+cat >"$P/provider.py" <<'EOF'
+import os, socket, ssl, sys, threading, time
+
+d = sys.argv[1]
+
+def rec(name, what):
+    with open(os.path.join(d, name + ".log"), "a") as f:
+        f.write(what + "\n")
+
+def read_until(conn, data, marker):
+    while marker not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            raise EOFError("closed")
+        data += chunk
+    return data
+
+def serve_one(name, conn):
+    try:
+        conn.settimeout(10)
+        data = read_until(conn, b"", b"\r\n\r\n")
+        head, rest = data.split(b"\r\n\r\n", 1)
+        lines = head.decode(errors="replace").split("\r\n")
+        method, path = lines[0].split(" ")[:2]
+        hdr = {}
+        for l in lines[1:]:
+            k, v = l.split(":", 1)
+            hdr.setdefault(k.strip().lower(), []).append(v.strip())
+        body = b""
+        if "content-length" in hdr:
+            n = int(hdr["content-length"][0])
+            while len(rest) < n:
+                rest += conn.recv(4096)
+            body, rest = rest[:n], rest[n:]
+        elif hdr.get("transfer-encoding") == ["chunked"]:
+            while True:
+                rest = read_until(conn, rest, b"\r\n")
+                size, rest = rest.split(b"\r\n", 1)
+                size = int(size.split(b";")[0], 16)
+                while len(rest) < size + 2:
+                    rest += conn.recv(4096)
+                body += rest[:size]
+                rest = rest[size + 2:]
+                if size == 0:
+                    break
+        # what else comes before the answer (a pipelined request must not)
+        if path.startswith("/v1/held"):
+            conn.settimeout(1)
+            try:
+                while True:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    rest += chunk
+            except (socket.timeout, ssl.SSLError, OSError):
+                pass
+        def h(k):
+            return ",".join(hdr.get(k, ["-"]))
+        rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r" % (
+            method, path, h("host"), h("authorization"), h("x-api-key"), h("connection"),
+            body, rest))
+        out = b'{"provider":"%s","path":"%s"}\n' % (name.encode(), path.encode())
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(out) + out)
+    except Exception as e:
+        rec(name + "_errors", "error " + repr(e))
+    finally:
+        try:
+            conn.close()
+        except OSError:
+            pass
+
+def serve(name, port, cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(os.path.join(d, cert), os.path.join(d, key))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("11.1.1.1", port))
+    s.listen(64)
+    def loop():
+        while True:
+            c, _ = s.accept()
+            try:
+                c.settimeout(10)
+                c = ctx.wrap_socket(c, server_side=True)
+            except Exception as e:
+                rec(name + "_errors", "tls error " + repr(e))
+                c.close()
+                continue
+            threading.Thread(target=serve_one, args=(name, c), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+
+serve("provider", 9443, "cert.pem", "key.pem")
+serve("untrusted", 9444, "ucert.pem", "ukey.pem")
+open(os.path.join(d, "ready"), "w").close()
+time.sleep(float(sys.argv[2]))
+EOF
+"$PYTHON" "$P/provider.py" "$P" 300 >"$P/out" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do
+	[ -e "$P/ready" ] && break
+	sleep 0.05
+done
+[ -e "$P/ready" ] || { echo "Bail out! the provider did not start: $(cat "$P/out")"; exit 1; }
+chmod 644 "$P/testca.pem"
+
+# the provider's log in $W, for mark/saw/saw_nothing; a poke from outside
+ln -sf "$P/provider.log" "$W/provider.log"
+ln -sf "$P/untrusted.log" "$W/untrusted.log"
+
+KEY=provider-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+PU=https://api.provider.test:9443
+S=(--secret-header 'api.provider.test:9443=Authorization: Bearer ${PROVIDER_KEY}'
+	--allow-request 'api.provider.test:9443=POST /v1/responses'
+	--allow-request 'api.provider.test:9443=POST /v1/held*'
+	--allow-request 'api.provider.test:9443=GET /v1/models/*')
+# landrun trusts the test CA (its own environment); the command is given
+# PROVIDER_KEY by the policy, which makes it the placeholder
+sec() { # ARGS...: landrun with the secret header, the key in its environment
+	run env SSL_CERT_FILE="$P/testca.pem" PROVIDER_KEY="$KEY" "$LANDRUN" "${G[@]}" "${A[@]}" \
+		"${S[@]}" --env PROVIDER_KEY "$@"
+}
+curl_p() { # PATH [CURL ARGS...]: a command line for sh -c: curl to the provider, with the
+	# harness's own Authorization (its PROVIDER_KEY), printing "HTTP STATUS" last
+	local path=$1
+	shift
+	printf 'curl -sS -m 10 -o - -w %q %q -H "Authorization: Bearer $PROVIDER_KEY"' \
+		'\nHTTP %{http_code}\n' "$PU$path"
+	printf ' %q' "$@"
+}
+
+sec --explain -- /bin/true
+assert "--explain names the intercepted host, the header and its variable, and the rules" \
+	out_has "intercepted api.provider.test:9443: the proxy ends its TLS.*sets Authorization from \$PROVIDER_KEY.*only POST /v1/responses, POST /v1/held\*, GET /v1/models/\*"
+assert "--explain: the key is not in it" eval '! grep -q "$KEY" "$W/out" "$W/err"'
+sec --explain=json -- /bin/true
+assert "--explain=json: intercepted, with the header's name and variables only" \
+	out_has '"intercepted":\[{"host":"api.provider.test","port":9443,"header":"Authorization","variables":\["PROVIDER_KEY"\],"requests":\["POST /v1/responses","POST /v1/held\*","GET /v1/models/\*"\]}\]'
+
+# the request the harness makes: it reaches the provider with the real key
+mark provider
+sec --log-level info -- /bin/sh -c "$(curl_p /v1/responses -d '{"input":"hi"}')"
+expect "intercepted: curl POST /v1/responses (the command trusts the run's CA)" 0
+assert "... answered by the provider" out_has '"provider":"provider","path":"/v1/responses"'
+assert "... HTTP 200" out_has "^HTTP 200$"
+saw "intercepted: the allowed request" provider
+if tail -n 1 "$W/provider.log" | grep -qF "POST /v1/responses host=api.provider.test:9443 auth=Bearer $KEY xkey=- conn=close body=b'{\"input\":\"hi\"}' after=b''"; then
+	tap_ok "... the provider got the real key (set by the proxy), the body, Connection: close"
+else
+	tap_not_ok "... the provider got: $(tail -n 1 "$W/provider.log")"
+fi
+assert "... logged as intercepted and allowed, without the key" \
+	eval 'grep -q "egress: allowed POST api.provider.test:9443" "$W/err" && ! grep -q "$KEY" "$W/err"'
+
+# the command's side holds no key: its environment, arguments, the bundle,
+# dumped from inside and searched outside; the control: the same search finds
+# the key where the policy passes it as it is
+# (the shell's /proc entries: its pid is landrun's, whose /proc/self the grants name)
+CHECK='cat /proc/$$/environ /proc/$$/cmdline "${SSL_CERT_FILE:-/dev/null}" | tr "\0" "\n"
+	echo "CERTS $(grep -c "BEGIN CERTIFICATE" "${SSL_CERT_FILE:-/dev/null}")"'
+SELF=(--ro /proc/self/environ,/proc/self/cmdline)
+run env PROVIDER_KEY="$KEY" "$LANDRUN" "${G[@]}" "${SELF[@]}" "${A[@]}" --env PROVIDER_KEY -- \
+	/bin/sh -c "$CHECK"
+assert "control: without --secret-header the command's environment has the key (the search finds it)" \
+	eval 'grep -q "$KEY" "$W/out" && grep -q "^PROVIDER_KEY=$KEY$" "$W/out"'
+sec "${SELF[@]}" -- /bin/sh -c "$CHECK"
+assert "intercepted: the command's environment, argv and CA bundle hold no key" \
+	eval '! grep -q "$KEY" "$W/out" && grep -q "^CERTS" "$W/out"'
+assert "... PROVIDER_KEY=landrun-placeholder" out_has "^PROVIDER_KEY=landrun-placeholder$"
+assert "... SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE: one bundle" \
+	eval 'b=$(sed -n "s/^SSL_CERT_FILE=//p" "$W/out"); [ -n "$b" ] && for v in NODE_EXTRA_CA_CERTS REQUESTS_CA_BUNDLE CURL_CA_BUNDLE; do grep -qx "$v=$b" "$W/out" || exit 1; done'
+assert "... the bundle: the system's CAs (here, SSL_CERT_FILE's: the test CA) and the run's" \
+	out_has "^CERTS 2$"
+assert "... and no private key" eval '! grep -q "PRIVATE KEY" "$W/out"'
+# the run's CA, as the command gets it: a CA for the intercepted hosts only
+sed -n '/landrun: the run.s CA/,$p' "$W/out" | sed -n '/BEGIN CERT/,/END CERT/p' >"$W/runca.pem"
+openssl x509 -in "$W/runca.pem" -noout -text >"$W/runca.txt" 2>&1
+if grep -q "ASN1 OID: prime256v1" "$W/runca.txt" && grep -q "CA:TRUE, pathlen:0" "$W/runca.txt" &&
+	grep -A1 "X509v3 Key Usage: critical" "$W/runca.txt" | grep -q "Certificate Sign" &&
+	grep -A3 "X509v3 Name Constraints: critical" "$W/runca.txt" | grep -q "DNS:api.provider.test"; then
+	tap_ok "the run's CA: EC P-256, CA:TRUE with pathlen 0, keyCertSign, name constraints for api.provider.test only"
+else
+	tap_not_ok "the run's CA: $(grep -E "OID|CA:|Sign|Constraints|DNS" "$W/runca.txt" | tr '\n' '|')"
+fi
+# the same variable's value under another name is replaced too
+run env SSL_CERT_FILE="$P/testca.pem" PROVIDER_KEY="$KEY" COPY="x-$KEY-y" "$LANDRUN" "${G[@]}" \
+	"${A[@]}" "${S[@]}" --env COPY -- /bin/sh -c 'echo "COPY=$COPY"'
+assert "... and a variable holding the key under another name gets the placeholder" \
+	out_has "^COPY=landrun-placeholder$"
+
+# the key's variable unset, or a malformed setting: one line, 125, nothing run
+rm -f "$W/ran"
+run env SSL_CERT_FILE="$P/testca.pem" "$LANDRUN" "${G[@]}" "${A[@]}" "${S[@]}" --rw "$W" -- \
+	"$TRY" create "$W/ran"
+expect "--secret-header with \${PROVIDER_KEY} unset: refused" 125
+assert "... in one line naming the variable" \
+	eval '[ "$(wc -l <"$W/err")" = 1 ] && grep -q "secret-header api.provider.test:9443: \${PROVIDER_KEY} is not set" "$W/err"'
+assert "... and the command did not run" test ! -e "$W/ran"
+sec --secret-header 'api.provider.test:9443 Authorization: x' -- "$TRY" create "$W/ran"
+expect "a malformed --secret-header: refused" 125
+assert "... in one line naming it" \
+	eval '[ "$(wc -l <"$W/err")" = 1 ] && grep -q "^landrun: --secret-header api.provider.test:9443 Authorization: x=...: not HOST=NAME: VALUE" "$W/err"'
+sec --allow-request 'api.provider.test:9443=post /x' -- "$TRY" create "$W/ran"
+expect "a malformed --allow-request: refused" 125
+assert "... and the command did not run" test ! -e "$W/ran"
+
+# what the proxy refuses, the provider never sees: another key, another
+# path or method (each beside the allowed request above)
+refused_p() { # DESC WANT CURL-COMMAND [STATUS]
+	local status=${4:-403}
+	mark provider
+	sec -- /bin/sh -c "$3"
+	if out_has "^HTTP $status$" && out_has "$2"; then
+		tap_ok "intercepted: $1 -> $status ($2)"
+	else
+		tap_not_ok "intercepted: $1 -> $status ($2)"
+	fi
+	saw_nothing "intercepted: $1" provider
+}
+refused_p "a request with another key (Authorization)" \
+	"a credential of the command's own (Authorization)" \
+	"curl -sS -m 10 -w '\nHTTP %{http_code}\n' $PU/v1/responses -H 'Authorization: Bearer sk-attacker' -d '{}'"
+refused_p "a request with another key (x-api-key, beside the placeholder)" \
+	"a credential of the command's own (x-api-key)" \
+	"$(curl_p /v1/responses -H 'x-api-key: sk-attacker' -d '{}')"
+refused_p "POST /v1/files (a path not allowed)" \
+	"POST /v1/files on api.provider.test:9443 is not in --allow-request" \
+	"$(curl_p /v1/files -d '{}')"
+refused_p "GET /v1/responses (a method not allowed)" "GET /v1/responses on" "$(curl_p /v1/responses)"
+refused_p "POST /v1/responses/../files (a path an upstream would normalise)" \
+	"a '.' or '..' segment in the path" "$(curl_p /v1/responses/../files --path-as-is -d '{}')" 400
+mark provider
+sec -- /bin/sh -c "$(curl_p /v1/models/m1)"
+assert "control: GET /v1/models/m1 (a prefix rule) is allowed" out_has "^HTTP 200$"
+saw "control: GET /v1/models/*" provider
+refused_p "a plain http:// request to the intercepted host:port (past its TLS)" \
+	"api.provider.test:9443 is intercepted: https:// only" \
+	"curl -sS -m 10 -w '\nHTTP %{http_code}\n' http://api.provider.test:9443/v1/responses -d '{}'"
+
+# one request per connection, its body as framed: a second request
+# pipelined after a Content-Length's body, or after a chunked body's end,
+# never reaches the provider
+cat >"$W/ro/tlsraw.py" <<'EOF'
+import ast, os, socket, ssl, sys
+data = ast.literal_eval(sys.argv[1])
+ph, pp = os.environ["HTTPS_PROXY"].split("//")[1].rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=10)
+s.sendall(b"CONNECT api.provider.test:9443 HTTP/1.1\r\nHost: api.provider.test:9443\r\n\r\n")
+assert s.recv(4096).startswith(b"HTTP/1.1 200"), "no tunnel"
+ctx = ssl.create_default_context()  # SSL_CERT_FILE: the bundle landrun made
+t = ctx.wrap_socket(s, server_hostname="api.provider.test")
+t.sendall(data)
+got = b""
+while True:
+    try:
+        chunk = t.recv(4096)
+    except (ssl.SSLError, OSError):
+        break
+    if not chunk:
+        break
+    got += chunk
+print("STATUS", got.split(b" ")[1].decode() if b" " in got else "none")
+print(got.decode(errors="replace").split("\r\n\r\n")[-1].strip())
+EOF
+held_p() { # DESC BYTES WANT-IN-THE-PROVIDER'S-LINE
+	mark provider
+	sec -- "$PYTHON" "$W/ro/tlsraw.py" "$2"
+	assert "intercepted: $1: answered" out_has "STATUS 200"
+	if wait_count provider $((BEFORE + 1)) && tail -n 1 "$W/provider.log" | grep -qF -- "$3"; then
+		tap_ok "intercepted: $1: the provider got $3"
+	else
+		tap_not_ok "intercepted: $1: the provider got: $(tail -n 1 "$W/provider.log")"
+	fi
+}
+HP="POST /v1/held HTTP/1.1\r\nHost: api.provider.test:9443\r\n"
+SECOND="POST /v1/files HTTP/1.1\r\nHost: api.provider.test:9443\r\nContent-Length: 2\r\n\r\n{}"
+held_p "a second request pipelined after a Content-Length body" \
+	"b'${HP}Content-Length: 5\r\n\r\nhello$SECOND'" "auth=Bearer $KEY xkey=- conn=close body=b'hello' after=b''"
+held_p "a second request pipelined after a chunked body" \
+	"b'${HP}Transfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n2\r\nlo\r\n0\r\n\r\n$SECOND'" \
+	"body=b'hello' after=b''"
+mark provider
+sec -- "$PYTHON" "$W/ro/tlsraw.py" "b'${HP}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'"
+assert "intercepted: Content-Length and chunked both -> 400" out_has "STATUS 400"
+saw_nothing "intercepted: two framings" provider
+
+# Expect: 100-continue is the proxy's to answer (curl waits for it)
+mark provider
+sec -- /bin/sh -c "$(curl_p /v1/responses -H 'Expect: 100-continue' -d '{"e":1}')"
+assert "intercepted: Expect: 100-continue, answered by the proxy: the request goes through" \
+	out_has "^HTTP 200$"
+saw "intercepted: Expect: 100-continue" provider
+last_has() { tail -n 1 "$W/$1.log" | grep -qF -- "$2"; }	# NAME TEXT: its last line has TEXT
+assert "... with its body" last_has provider "body=b'{\"e\":1}'"
+
+# a host not intercepted still tunnels, end to end (its own certificate)
+mark allowed_tls
+sec -- curl -sS -m 10 --cacert "$W/ro/cert.pem" https://allowed.test:8443/not-intercepted
+expect "control: a host not intercepted is a plain tunnel (its own certificate, checked by the command)" 0
+saw "a plain tunnel beside an intercepted host" allowed_tls
+
+# the upstream is verified: without the test CA in landrun's SSL_CERT_FILE,
+# the provider is not trusted (502), and gets no request
+mark provider
+run env PROVIDER_KEY="$KEY" "$LANDRUN" "${G[@]}" "${A[@]}" "${S[@]}" --env PROVIDER_KEY -- \
+	/bin/sh -c "$(curl_p /v1/responses -d '{}')"
+assert "the provider's CA not trusted by landrun: 502, certificate not trusted" \
+	eval 'grep -q "^HTTP 502$" "$W/out" && grep -q "certificate is not trusted" "$W/out"'
+saw_nothing "an untrusted upstream" provider
+mark untrusted
+sec --secret-header 'untrusted.provider.test:9444=Authorization: Bearer ${PROVIDER_KEY}' -- \
+	/bin/sh -c 'curl -sS -m 10 -w "\nHTTP %{http_code}\n" https://untrusted.provider.test:9444/v1/x -d "{}"'
+assert "a self-signed provider: 502" out_has "^HTTP 502$"
+saw_nothing "a self-signed provider" untrusted
+
+# Node (Claude Code, OpenCode's Bun): NODE_EXTRA_CA_CERTS makes it trust the
+# run's CA (a CONNECT of its own, as Node before 22.21 ignores the proxy
+# variables)
+if [ -n "$NODE" ]; then
+	mark provider
+	sec -- "$NODE" -e '
+const http = require("http"), tls = require("tls");
+const proxy = new URL(process.env.HTTPS_PROXY);
+http.request({ host: proxy.hostname, port: proxy.port, method: "CONNECT",
+               path: "api.provider.test:9443" }).on("connect", (res, socket) => {
+  const s = tls.connect({ socket, servername: "api.provider.test" }, () => {
+    s.write("POST /v1/responses HTTP/1.1\r\nHost: api.provider.test:9443\r\n" +
+            "Authorization: Bearer " + process.env.PROVIDER_KEY + "\r\n" +
+            "Content-Length: 2\r\n\r\n{}");
+  });
+  let body = ""; s.on("data", (d) => body += d);
+  s.on("end", () => { console.log(body); process.exit(0); });
+  s.on("error", (e) => { console.log("TLS", e.message); process.exit(3); });
+}).on("error", (e) => { console.log(e.message); process.exit(2); }).end();
+'
+	expect "node: TLS to the intercepted host, trusting NODE_EXTRA_CA_CERTS" 0
+	assert "... answered by the provider" out_has '"provider":"provider"'
+	saw "node, intercepted" provider
+	assert "... with the real key" eval 'tail -n 1 "$W/provider.log" | grep -qF "auth=Bearer $KEY "'
+else
+	skip "node through an intercepted host" "Node.js is not installed (Debian: nodejs)"
+fi
+
+# the audit log: the decisions, never the key
+AUD=$TMP/t/audit-sec.jsonl
+rm -f "$AUD"
+sec --audit-log "$AUD" -- /bin/sh -c "$(curl_p /v1/responses -d '{}'); $(curl_p /v1/files -d '{}')"
+assert "--audit-log: the intercepted requests' decisions are recorded" \
+	eval 'grep -q "\"decision\":\"allowed\",\"request\":\"POST\",\"host\":\"api.provider.test\"" "$AUD" && grep -q "POST /v1/files on api.provider.test:9443 is not in --allow-request" "$AUD"'
+assert "--audit-log: the key is not in it" eval '! grep -q "$KEY" "$AUD"'
 
 # ---------------------------------------------------------------------------
 # 7. The real OpenCode, its model behind an allowed name.

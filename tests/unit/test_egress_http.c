@@ -10,8 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "landrun/cli.h"
+#include "landrun/config.h"
 #include "landrun/egress.h"
+#include "landrun/env.h"
+#include "landrun/options.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -494,4 +499,133 @@ Test(egress_body, framing)
 		if (whole.done)
 			cr_expect_eq(lr_http_body_feed(&whole, SECOND, strlen(SECOND)), 0, "%zu", i);
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The settings as options: the command line, a policy file, the environment */
+
+Test(egress_site, command_line)
+{
+	char *argv[] = { "landrun", "--secret-header",
+			 "api.openai.com=Authorization: Bearer ${OPENAI_API_KEY}", "--allow-request",
+			 "api.openai.com=POST /v1/responses", "--allow-domain", "example.com", "--",
+			 "true", NULL };
+	struct lr_policy p;
+	struct lr_opt_error err;
+	bool found = false;
+
+	lr_policy_init(&p);
+	cr_assert_eq(lr_cli_parse(8 + 1, argv, &p, &err), LR_OPT_RUN, "%s", err.msg);
+	cr_assert_eq(p.n_egress_sites, 1);
+	cr_expect_str_eq(p.egress_sites[0].header_value, "Bearer ${OPENAI_API_KEY}");
+	cr_expect_eq(p.egress_sites[0].n_allow, 1);
+	/* an intercepted host is an allowed destination, once */
+	for (size_t i = 0; i < p.n_allow_domains; i++)
+		if (!strcmp(p.allow_domains[i].host, "api.openai.com")) {
+			cr_expect(!found, "listed twice");
+			found = true;
+		}
+	cr_expect(found);
+	lr_policy_free(&p);
+}
+
+Test(egress_site, command_line_errors)
+{
+	static const struct {
+		const char *opt, *arg, *want;
+	} cases[] = {
+		/* the value may be a secret: the message repeats the host only */
+		{ "--secret-header", "api.openai.com Authorization: sk-literal",
+		  "--secret-header api.openai.com Authorization: sk-literal=...: not HOST=NAME: VALUE" },
+		{ "--secret-header", "api.openai.com=Authorization sk-literal",
+		  "--secret-header api.openai.com=...: not HOST=NAME: VALUE" },
+		{ "--allow-request", "api.openai.com=post /x",
+		  "--allow-request api.openai.com=...: METHOD is not upper-case" },
+		{ "--secret-header", "*.openai.com=A: b", "--secret-header *.openai.com=...: HOST must be" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[] = { "landrun", (char *)cases[i].opt, (char *)cases[i].arg, "--", "true",
+				 NULL };
+		struct lr_policy p;
+		struct lr_opt_error err;
+
+		lr_policy_init(&p);
+		cr_expect_eq(lr_cli_parse(5, argv, &p, &err), LR_OPT_ERROR, "%zu", i);
+		cr_expect(strstr(err.msg, cases[i].want), "%zu: %s", i, err.msg);
+		if (i == 1)
+			cr_expect(!strstr(err.msg, "sk-literal"), "%zu: %s", i, err.msg);
+		lr_policy_free(&p);
+	}
+	{
+		char *argv[] = { "landrun", "--unrestricted-network", "--allow-request",
+				 "a.test=GET /", "--", "true", NULL };
+		struct lr_policy p;
+		struct lr_opt_error err;
+
+		lr_policy_init(&p);
+		cr_expect_eq(lr_cli_parse(6, argv, &p, &err), LR_OPT_ERROR);
+		cr_expect(strstr(err.msg, "conflict with --unrestricted-network"), "%s", err.msg);
+		lr_policy_free(&p);
+	}
+}
+
+/* In a policy file, ${VAR} of a secret header is landrun's to expand later,
+ * not the reader's (which expands the other settings' ${VAR}). */
+Test(egress_site, policy_file_keeps_the_template)
+{
+	char path[] = "/tmp/lr-test-secret-header.XXXXXX";
+	struct lr_policy p;
+	struct lr_opt_error err;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	cr_assert(f);
+	fputs("secret-header = api.openai.com=Authorization: Bearer ${LR_TEST_SECRET}\n"
+	      "allow-request = api.openai.com=POST /v1/*\n",
+	      f);
+	fclose(f);
+	setenv("LR_TEST_SECRET", "sk-from-the-environment", 1);
+	lr_policy_init(&p);
+	cr_assert_geq(lr_config_load_file(path, &p, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(p.n_egress_sites, 1);
+	cr_expect_str_eq(p.egress_sites[0].header_value, "Bearer ${LR_TEST_SECRET}");
+	cr_expect(p.egress_sites[0].allow[0].prefix);
+	lr_policy_free(&p);
+	unlink(path);
+}
+
+static char *lookup_env(const char *name)
+{
+	static char key[] = "sk-real-1234567", short_one[] = "abc";
+
+	return !strcmp(name, "OPENAI_API_KEY") ? key : !strcmp(name, "SHORT") ? short_one : NULL;
+}
+
+/* The command's environment: the named variables, and any holding their
+ * values (8 bytes or more), become the placeholder. */
+Test(egress_site, placeholders)
+{
+	struct lr_policy p;
+	struct lr_strlist env = { 0 };
+	const char *why;
+
+	lr_policy_init(&p);
+	cr_assert_eq(lr_egress_parse_secret_header(
+			     "api.openai.com=Authorization: Bearer ${OPENAI_API_KEY}${SHORT}",
+			     &p.egress_sites, &p.n_egress_sites, &why),
+		     0);
+	cr_assert_eq(lr_env_set(&env, "OPENAI_API_KEY", "sk-real-1234567"), 0);
+	cr_assert_eq(lr_env_set(&env, "COPY", "Bearer sk-real-1234567"), 0);
+	cr_assert_eq(lr_env_set(&env, "SHORT", "abc"), 0);
+	cr_assert_eq(lr_env_set(&env, "OTHER", "abcdef"), 0);
+	cr_assert_eq(lr_egress_placeholders(&env, &p, lookup_env), 0);
+	cr_expect_str_eq(lr_env_lookup(env.v, "OPENAI_API_KEY"), LR_EGRESS_PLACEHOLDER);
+	cr_expect_str_eq(lr_env_lookup(env.v, "COPY"), LR_EGRESS_PLACEHOLDER);
+	cr_expect_str_eq(lr_env_lookup(env.v, "SHORT"), LR_EGRESS_PLACEHOLDER);
+	/* a short value is not looked for elsewhere: it would be everywhere */
+	cr_expect_str_eq(lr_env_lookup(env.v, "OTHER"), "abcdef");
+	cr_expect_null(lr_env_lookup(env.v, "ABSENT"));
+	lr_strlist_free(&env);
+	lr_policy_free(&p);
 }
