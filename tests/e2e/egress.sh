@@ -932,6 +932,7 @@ chmod 644 "$P/testca.pem"
 ln -sf "$P/provider.log" "$W/provider.log"
 ln -sf "$P/untrusted.log" "$W/untrusted.log"
 
+PCA=$P/testca.pem PLOG=$P/provider.log
 KEY=provider-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 PU=https://api.provider.test:9443
 S=(--secret-header 'api.provider.test:9443=Authorization: Bearer ${PROVIDER_KEY}'
@@ -1290,6 +1291,19 @@ elif [ "$ABI" -ge 4 ]; then
 	no_userns "$LANDRUN" "${G[@]}" "${A[@]}" -- "$PYTHON" "$W/ro/client.py" connect forbidden.test:8080
 	assert "no user namespaces: CONNECT forbidden.test still refused (403)" out_has "STATUS 403"
 	saw_nothing "brokered: forbidden" forbidden
+	# the key held outside works the same through the broker's connects
+	mark provider
+	no_userns env SSL_CERT_FILE="$PCA" PROVIDER_KEY="$KEY" "$LANDRUN" "${G[@]}" \
+		--on-unsupported=error "${A[@]}" "${S[@]}" --env PROVIDER_KEY -- \
+		/bin/sh -c "$(curl_p /v1/responses -d '{"input":"brokered"}')"
+	expect "no user namespaces: an intercepted request through the brokered connect" 0
+	assert "... HTTP 200" out_has "^HTTP 200$"
+	saw "brokered: intercepted" provider
+	if tail -n 1 "$PLOG" | grep -qF "auth=Bearer $KEY xkey=- conn=close body=b'{\"input\":\"brokered\"}'"; then
+		tap_ok "... the provider got the real key, set outside"
+	else
+		tap_not_ok "... the provider got: $(tail -n 1 "$PLOG")"
+	fi
 	denied_fb "no user namespaces: direct TCP to 11.1.1.1:8080 (Landlock: not a port of the command's)" \
 		13 allowed "${A[@]}" -- "$NET" tcp-connect 11.1.1.1 8080
 	# what the loopback mode without the broker leaves open: the proxy's
