@@ -124,11 +124,53 @@ int lr_egress_parse_secret_header(const char *arg, struct lr_http_site **sites, 
 			return *why = "a control character in VALUE", -EINVAL;
 	if (!template_valid(value))
 		return *why = "a '${' in VALUE that is not ${NAME}", -EINVAL;
-	if (s->header_name)
+	if (s->header_name && !s->header_if_set)
 		return *why = "a second --secret-header for this host", -EINVAL;
+	free(s->header_name);
+	free(s->header_value);
+	s->header_if_set = false;
 	s->header_name = strndup(eq + 1, name);
 	s->header_value = strdup(value);
 	return s->header_name && s->header_value ? 0 : -ENOMEM;
+}
+
+int lr_egress_parse_secret_header_if_set(const char *arg, struct lr_http_site **sites, size_t *n,
+					 char *(*lookup)(const char *name), bool *added,
+					 const char **why)
+{
+	struct lr_http_site *one = NULL, *s;
+	struct lr_strlist vars = { 0 };
+	size_t n_one = 0;
+	bool set = true;
+	int r;
+
+	*added = false;
+	/* checked on a list of its own, so that a refused one adds no site */
+	r = lr_egress_parse_secret_header(arg, &one, &n_one, why);
+	if (r == 0)
+		r = lr_egress_secret_vars(one->header_value, &vars);
+	for (size_t i = 0; r == 0 && i < vars.n; i++) {
+		const char *v = lookup(vars.v[i]);
+
+		set &= v && *v;
+	}
+	if (r == 0 && set) {
+		const struct lr_http_site *old = lr_egress_site_find(*sites, *n, one->host, one->port);
+
+		if (!old || !old->header_name) {
+			r = site_of(sites, n, arg, (size_t)(strchr(arg, '=') - arg), &s, why);
+			if (r == 0) {
+				s->header_name = one->header_name;
+				s->header_value = one->header_value;
+				s->header_if_set = true;
+				one->header_name = one->header_value = NULL;
+				*added = true;
+			}
+		}
+	}
+	lr_strlist_free(&vars);
+	lr_egress_sites_free(one, n_one);
+	return r;
 }
 
 int lr_egress_parse_allow_request(const char *arg, struct lr_http_site **sites, size_t *n,

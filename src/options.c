@@ -59,6 +59,7 @@ const struct lr_option lr_options[] = {
 	{ "rwx", LR_OPT_RWX, LR_ARG_REQUIRED, LIST_OF_PATHS },
 	{ "secret", LR_OPT_SECRET, LR_ARG_REQUIRED, 0 },
 	{ "secret-header", LR_OPT_SECRET_HEADER, LR_ARG_REQUIRED, LR_OPTF_RAW },
+	{ "secret-header-if-set", LR_OPT_SECRET_HEADER_IF_SET, LR_ARG_REQUIRED, LR_OPTF_RAW },
 	{ "timeout", LR_OPT_TIMEOUT, LR_ARG_REQUIRED, 0 },
 	{ "timeout-grace", LR_OPT_TIMEOUT_GRACE, LR_ARG_REQUIRED, 0 },
 	{ "unix", LR_OPT_UNIX, LR_ARG_REQUIRED, LR_OPTF_PATH },
@@ -410,14 +411,22 @@ enum lr_opt_result lr_option_apply(struct lr_policy *p, const struct lr_option *
 		break;
 	}
 	case LR_OPT_SECRET_HEADER:
+	case LR_OPT_SECRET_HEADER_IF_SET:
 	case LR_OPT_ALLOW_REQUEST: {
 		const char *why = NULL;
+		bool added;
 
-		r = o->id == LR_OPT_SECRET_HEADER
-			    ? lr_egress_parse_secret_header(arg, &p->egress_sites, &p->n_egress_sites,
-							    &why)
-			    : lr_egress_parse_allow_request(arg, &p->egress_sites, &p->n_egress_sites,
-							    &why);
+		if (o->id == LR_OPT_SECRET_HEADER)
+			r = lr_egress_parse_secret_header(arg, &p->egress_sites, &p->n_egress_sites,
+							  &why);
+		else if (o->id == LR_OPT_SECRET_HEADER_IF_SET)
+			/* the caller's environment, read now, as a policy file's ${VAR} is */
+			r = lr_egress_parse_secret_header_if_set(arg, &p->egress_sites,
+								 &p->n_egress_sites, getenv, &added,
+								 &why);
+		else
+			r = lr_egress_parse_allow_request(arg, &p->egress_sites, &p->n_egress_sites,
+							  &why);
 		if (r == -EINVAL)
 			/* the value may hold a secret: only its host is repeated */
 			return lr_opt_fail(err, "--%s %.*s=...: %s", o->name,

@@ -176,6 +176,19 @@ int lr_egress_parse_secret_header(const char *arg, struct lr_http_site **sites, 
 				  const char **why);
 int lr_egress_parse_allow_request(const char *arg, struct lr_http_site **sites, size_t *n,
 				  const char **why);
+
+/*
+ * --secret-header-if-set: ARG as --secret-header when every variable its
+ * VALUE names is set and not empty in LOOKUP (landrun's environment: a
+ * profile's provider key, held outside when the caller has one); else
+ * nothing is added, and the host's requests keep the command's own
+ * credential (a sign-in's token).  ARG is checked either way.  A
+ * --secret-header for the same host, given before or after, wins.  *ADDED
+ * says whether it was.  0; -EINVAL with WHY; -ENOMEM.
+ */
+int lr_egress_parse_secret_header_if_set(const char *arg, struct lr_http_site **sites, size_t *n,
+					 char *(*lookup)(const char *name), bool *added,
+					 const char **why);
 void lr_egress_sites_free(struct lr_http_site *sites, size_t n);
 
 /* The site of HOST:PORT (normalised), or NULL. */

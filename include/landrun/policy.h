@@ -124,6 +124,7 @@ struct lr_http_site {
 	char *host;		/* a name, lower case */
 	uint16_t port;
 	char *header_name;	/* --secret-header's, or NULL */
+	bool header_if_set;	/* from --secret-header-if-set: a --secret-header replaces it */
 	char *header_value;	/* in the policy: the template with ${VAR}; in the helper:
 				 * expanded, the secret */
 	struct lr_http_allow *allow;	/* none: any method and path */

@@ -4,7 +4,7 @@
 completions and Responses APIs, Anthropic's Messages API.
 
     fake_model.py --script FILE --log FILE --port-file FILE [--canary-file FILE]
-                  [--lifetime SECONDS]
+                  [--lifetime SECONDS] [--host ADDR] [--port N] [--tls CERT KEY]
     fake_model.py tool-result LOG CALL_ID     print what the harness answered
     fake_model.py tool-results LOG DIR        each answer into DIR/<call id>
 
@@ -13,12 +13,17 @@ and serves
     POST /v1/chat/completions       OpenAI chat completions (OpenCode), streamed
                                     (SSE) or not
     GET  /v1/models                 one model, "fake-model"
+    GET  /api.json                  a model catalogue as models.opencode.ai's:
+                                    OpenCode Zen with one free model, "fake-free"
     POST /v1/responses              OpenAI Responses API (Codex), streamed
     POST /v1/messages               Anthropic Messages API (Claude Code, which
                                     adds ?beta=true), streamed (SSE) or not
     POST /v1/messages/count_tokens  a constant count
-Every request body is appended to --log as one JSON line, so the test can
-check what the harness sent to the model.
+Every request is appended to --log as one JSON line (its method, path, body,
+and the credential headers it carried: authorization, x-api-key), so the
+test can check what the harness sent to the model.  With --tls, HTTPS with
+that certificate and key (a provider's API behind its real name, in a test
+of the proxy's TLS path); --port, a given port instead of a free one.
 
 The replies follow --script (read at each request, so it may be written
 after the server started), a JSON list of tool calls, the same for every API:
@@ -43,6 +48,7 @@ import argparse
 import json
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -53,9 +59,24 @@ LOG_LOCK = threading.Lock()
 FINAL_TEXT = "All scripted steps are done."
 
 
-def log_request(path, body):
+# models.opencode.ai/api.json, as OpenCode reads it: its own gateway, one model
+CATALOGUE = {"opencode": {
+    "id": "opencode", "name": "OpenCode Zen", "env": ["OPENCODE_API_KEY"],
+    "npm": "@ai-sdk/openai-compatible", "api": "https://opencode.ai/zen/v1",
+    "models": {"fake-free": {
+        "id": "fake-free", "name": "Fake (free)", "family": "fake", "attachment": False,
+        "reasoning": False, "tool_call": True, "temperature": True,
+        "release_date": "2026-01-01", "last_updated": "2026-01-01",
+        "modalities": {"input": ["text"], "output": ["text"]}, "open_weights": True,
+        "limit": {"context": 100000, "output": 8000}, "cost": {"input": 0, "output": 0}}}}}
+
+
+def log_request(handler, body):
+    keys = {h: handler.headers.get(h) for h in ("authorization", "x-api-key")
+            if handler.headers.get(h) is not None}
     with LOG_LOCK, open(ARGS.log, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"t": time.time(), "path": path, "body": body}) + "\n")
+        f.write(json.dumps({"t": time.time(), "method": handler.command, "path": handler.path,
+                            "body": body, "keys": keys}) + "\n")
 
 
 def load_script():
@@ -88,13 +109,23 @@ def count_tool_calls(req):
 
 def tool_names(req):
     """The names of the tools REQ offers: {"function": {"name"}} in chat
-    completions, {"name"} in the Messages and Responses APIs."""
+    completions, {"name"} in the Messages and Responses APIs (and in the
+    namespaces of a Responses "additional_tools" input item)."""
     names = set()
-    for t in req.get("tools") or []:
+    tools = list(req.get("tools") or [])
+    # the Responses API as Codex speaks it to OpenAI: tools in an input item
+    # of their own, grouped in namespaces
+    for it in req.get("input") if isinstance(req.get("input"), list) else []:
+        if isinstance(it, dict) and it.get("type") == "additional_tools":
+            tools += it.get("tools") or []
+    while tools:
+        t = tools.pop()
         if not isinstance(t, dict):
             continue
         fn = t.get("function")
-        if isinstance(fn, dict) and "name" in fn:
+        if t.get("type") == "namespace":
+            tools += t.get("tools") or []
+        elif isinstance(fn, dict) and "name" in fn:
             names.add(fn["name"])
         elif isinstance(t.get("name"), str):
             names.add(t["name"])
@@ -145,8 +176,10 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def do_GET(self):
-        log_request(self.path, None)
-        if self.path.split("?")[0].rstrip("/").endswith("/models"):
+        log_request(self, None)
+        if self.path.split("?")[0] == "/api.json":
+            self.send_json(200, CATALOGUE)
+        elif self.path.split("?")[0].rstrip("/").endswith("/models"):
             self.send_json(200, {"object": "list", "data": [
                 {"id": "fake-model", "object": "model", "created": 0, "owned_by": "landrun"}]})
         else:
@@ -159,7 +192,7 @@ class Handler(BaseHTTPRequestHandler):
             req = json.loads(raw or b"{}")
         except ValueError:
             req = {"unparsed": raw.decode("utf-8", "replace")}
-        log_request(self.path, req)
+        log_request(self, req)
         path = self.path.split("?")[0].rstrip("/")
         if path.endswith("/chat/completions"):
             self.chat_completions(req)
@@ -382,8 +415,16 @@ def main():
     p.add_argument("--canary-file")
     p.add_argument("--lifetime", type=float, default=300)
     p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ARGS = p.parse_args()
-    httpd = ThreadingHTTPServer((ARGS.host, 0), Handler)
+    httpd = ThreadingHTTPServer((ARGS.host, ARGS.port), Handler)
+    if ARGS.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(ARGS.tls[0], ARGS.tls[1])
+        # the handshake in the request's thread, not in accept()
+        httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True,
+                                       do_handshake_on_connect=False)
     httpd.daemon_threads = True
     if ARGS.canary_file:
         canary(ARGS.canary_file)

@@ -94,6 +94,64 @@ Test(egress_site, one_secret_header_per_host)
 	lr_egress_sites_free(sites, n);
 }
 
+static char *if_set_env(const char *name)
+{
+	static char set[] = "sk-set", empty[] = "";
+
+	return strcmp(name, "SET") == 0 ? set : strcmp(name, "EMPTY") == 0 ? empty : NULL;
+}
+
+Test(egress_site, secret_header_if_set)
+{
+	struct lr_http_site *sites = NULL;
+	size_t n = 0;
+	const char *why;
+	bool added;
+
+	/* unset, or empty: nothing added, not even the host */
+	cr_assert_eq(lr_egress_parse_secret_header_if_set("a.test=A: ${UNSET}", &sites, &n,
+							  if_set_env, &added, &why), 0);
+	cr_expect_not(added);
+	cr_assert_eq(lr_egress_parse_secret_header_if_set("a.test=A: ${SET} ${EMPTY}", &sites, &n,
+							  if_set_env, &added, &why), 0);
+	cr_expect_not(added);
+	cr_expect_eq(n, 0);
+	/* checked all the same: a malformed one is refused, unset or not */
+	cr_expect_eq(lr_egress_parse_secret_header_if_set("a.test A: ${UNSET}", &sites, &n,
+							  if_set_env, &added, &why), -EINVAL);
+	cr_expect_eq(lr_egress_parse_secret_header_if_set("*.test=A: ${UNSET}", &sites, &n,
+							  if_set_env, &added, &why), -EINVAL);
+	cr_expect_eq(n, 0);
+	/* set: a secret header, its template kept */
+	cr_assert_eq(lr_egress_parse_secret_header_if_set("A.test=Authorization: Bearer ${SET}",
+							  &sites, &n, if_set_env, &added, &why), 0);
+	cr_expect(added);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(sites[0].host, "a.test");
+	cr_expect_str_eq(sites[0].header_name, "Authorization");
+	cr_expect_str_eq(sites[0].header_value, "Bearer ${SET}");
+	cr_expect(sites[0].header_if_set);
+	/* a --secret-header after it replaces it ... */
+	cr_assert_eq(lr_egress_parse_secret_header("a.test=X-Api-Key: ${OTHER}", &sites, &n, &why), 0);
+	cr_expect_eq(n, 1);
+	cr_expect_str_eq(sites[0].header_name, "X-Api-Key");
+	cr_expect_not(sites[0].header_if_set);
+	/* ... and one before it stays: the if-set one is dropped */
+	cr_assert_eq(lr_egress_parse_secret_header_if_set("a.test=A: ${SET}", &sites, &n,
+							  if_set_env, &added, &why), 0);
+	cr_expect_not(added);
+	cr_expect_str_eq(sites[0].header_name, "X-Api-Key");
+	/* a host with rules only: its site gets the header */
+	cr_assert_eq(lr_egress_parse_allow_request("b.test=POST /v1/x", &sites, &n, &why), 0);
+	cr_assert_eq(lr_egress_parse_secret_header_if_set("b.test=A: ${SET}", &sites, &n,
+							  if_set_env, &added, &why), 0);
+	cr_expect(added);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(sites[1].header_name, "A");
+	cr_expect_eq(sites[1].n_allow, 1);
+	lr_egress_sites_free(sites, n);
+}
+
 Test(egress_site, allow_request)
 {
 	static const struct {
