@@ -151,6 +151,7 @@ static int add_known(struct lr_learn_context *ctx, const char *path, unsigned ac
 int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *policy,
 			  const char *home, int abi)
 {
+	const char *given = NULL;
 	char buf[32];
 	FILE *f;
 	int r = 0;
@@ -173,8 +174,17 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 			ctx->unprivileged_port = (unsigned)strtoul(buf, NULL, 10);
 		fclose(f);
 	}
+	/* the command's HOME: the last --env HOME=DIR, or the caller's; the
+	 * caller's stays a home that no grant may hold either */
+	for (size_t i = 0; i < policy->n_env; i++)
+		if (policy->env[i].kind == LR_ENV_SET && strcmp(policy->env[i].name, "HOME") == 0)
+			given = policy->env[i].value;
+	if (given && given[0] == '/')
+		ctx->home = realpath(given, NULL);
 	if (home && home[0] == '/')
-		ctx->home = realpath(home, NULL);
+		ctx->caller_home = realpath(home, NULL);
+	if (!ctx->home && !given && ctx->caller_home)
+		ctx->home = strdup(ctx->caller_home);
 	if (policy->env_file)
 		ctx->env_file = realpath(policy->env_file, NULL);
 	for (size_t i = 0; r == 0 && i < policy->n_grants; i++)
@@ -207,6 +217,7 @@ void lr_learn_context_free(struct lr_learn_context *ctx)
 		free(ctx->grants[i].path);
 	free(ctx->grants);
 	free(ctx->home);
+	free(ctx->caller_home);
 	free(ctx->env_file);
 	memset(ctx, 0, sizeof(*ctx));
 }
@@ -316,6 +327,21 @@ const char *lr_learn_tools_dir(const char *path, const char *home)
 	return NULL;
 }
 
+/* Why PATH is shared (lr_policy_shared_dir, lr_learn_tools_dir) by the
+ * command's home or the caller's, or NULL. */
+static const char *shared_by(const struct lr_learn_context *ctx, const char *path)
+{
+	const char *why = lr_policy_shared_dir(path, ctx->home);
+
+	if (!why)
+		why = lr_learn_tools_dir(path, ctx->home);
+	if (!why && ctx->caller_home)
+		why = lr_policy_shared_dir(path, ctx->caller_home);
+	if (!why && ctx->caller_home)
+		why = lr_learn_tools_dir(path, ctx->caller_home);
+	return why;
+}
+
 /* A directory of the home where programs keep their keys and tokens. */
 static bool credentials_dir(const char *path, const char *home)
 {
@@ -380,6 +406,7 @@ static bool probe_path(const char *path)
 	static const char *const files[] = {
 		"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/ld.so.nohwcap",
 		"/etc", /* listed for its *-release files (Python's distro, pip) */
+		"/opt", /* listed by clang (clangd) for ROCm and CUDA installations */
 		"/proc/filesystems", "/proc/mounts", "/proc/meminfo",
 		"/proc/sys/vm/overcommit_memory", "/etc/locale.alias", "/etc/default/locale",
 		"/etc/locale.conf",
@@ -405,6 +432,14 @@ static bool probe_path(const char *path)
 		return false;
 	return strstr(path, "/glibc-hwcaps/") || strstr(path, "/tls/") ||
 	       ends_with(path, "/glibc-hwcaps") || ends_with(path, "/tls");
+}
+
+/* The nameservers' file (systemd-resolved's, where /etc/resolv.conf links). */
+static bool is_resolv_conf(const char *path)
+{
+	return strcmp(path, "/etc/resolv.conf") == 0 ||
+	       strcmp(path, "/run/systemd/resolve/stub-resolv.conf") == 0 ||
+	       strcmp(path, "/run/systemd/resolve/resolv.conf") == 0;
 }
 
 /* A terminal's device: /dev/tty (the controlling terminal, whichever it
@@ -564,6 +599,17 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 	r = proc_path(d, path, &proc);
 	if (r < 0)
 		return r;
+	/* the nameservers, read for a lookup: of no use without the network
+	 * that reaches them (UDP, which seccomp denies but for
+	 * --unrestricted-network); the proxy of --allow-domain resolves itself */
+	if (!(access & LR_ACCESS_RW) && d->op == LR_DENIED_READ && is_resolv_conf(path)) {
+		a->probe = a->lookup = true;
+		return note(a, format("a host name's lookup (DNS): of no use without the network "
+				      "that reaches the nameservers; --unrestricted-network --ro "
+				      "%s would allow it, or --allow-domain NAME (landrun's proxy "
+				      "resolves the names it allows)",
+				      path));
+	}
 	if (!(access & LR_ACCESS_RW) && probe_path(path)) {
 		a->probe = true;
 		if (depth(path) < 2)
@@ -583,8 +629,7 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 		return note(a, format("granted by %s already, and denied all the same: see "
 				      "--explain",
 				      k->name));
-	if (d->op == LR_DENIED_LIST && ((shared = lr_policy_shared_dir(path, ctx->home)) ||
-					(shared = lr_learn_tools_dir(path, ctx->home))))
+	if (d->op == LR_DENIED_LIST && (shared = shared_by(ctx, path)))
 		return note(a, format("%s %s: grant what the command needs inside it instead", path,
 				      shared));
 	/* --ro /etc would grant every file of it (the host's keys, its
@@ -646,8 +691,7 @@ static int advise_dir(const char *path, bool is_dir, const struct lr_learn_conte
 		a->mkdir = r == 0 && a->kind == LR_ADVICE_GRANT;
 		return r;
 	}
-	if ((shared = lr_policy_shared_dir(dir, ctx->home)) ||
-	    (shared = lr_learn_tools_dir(dir, ctx->home)))
+	if ((shared = shared_by(ctx, dir)))
 		return note(a, format("in %s, which %s: give the command a directory of its "
 				      "own (--private-tmp, --private-home, or --rw DIR --env "
 				      "TMPDIR=DIR)",
@@ -927,6 +971,35 @@ int lr_learn_advise(const struct lr_denial *d, const struct lr_learn_context *ct
 		return advise_call(d, ctx, a);
 	}
 	return note(a, format("unknown"));
+}
+
+/* A socket that a lookup asks for: UDP, or glibc's nscd client's. */
+static bool lookup_socket(const struct lr_denial *d)
+{
+	int family = (int)(uint32_t)d->args[0], type = (int)(uint32_t)d->args[1];
+	const char *name;
+
+	if (d->op != LR_DENIED_CALL || !(name = lr_seccomp_call_name(d->nr)) ||
+	    strcmp(name, "socket") != 0)
+		return false;
+	if (family == AF_INET || family == AF_INET6)
+		return (type & 0xf) == SOCK_DGRAM;
+	return family == AF_UNIX && type == (SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC) &&
+	       d->args[2] == 0;
+}
+
+void lr_learn_mark_lookups(const struct lr_denials *denials, struct lr_advice *advice)
+{
+	for (size_t i = 0; i < denials->n; i++) {
+		if (!lookup_socket(&denials->v[i]) || advice[i].kind != LR_ADVICE_NOTE)
+			continue;
+		for (size_t j = 0; j < denials->n; j++)
+			if (advice[j].lookup && denials->v[j].op == LR_DENIED_READ &&
+			    denials->v[j].pid == denials->v[i].pid) {
+				advice[i].lookup = advice[i].probe = true;
+				break;
+			}
+	}
 }
 
 /* ------------------------------------------------------------------- lines */
@@ -1323,8 +1396,7 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	static const char *const virtual_trees[] = { "/proc", "/sys", "/dev" };
 	const char *runner;
 
-	if (dir[0] != '/' || depth(dir) < 2 || lr_policy_shared_dir(dir, ctx->home) ||
-	    lr_learn_tools_dir(dir, ctx->home) ||
+	if (dir[0] != '/' || depth(dir) < 2 || shared_by(ctx, dir) ||
 	    named_component(ctx, dir, true, NULL) ||
 	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
 	    !writable_value(key, dir))

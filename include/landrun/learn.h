@@ -88,7 +88,9 @@ struct lr_known_grant {
 };
 
 struct lr_learn_context {
-	char *home;		/* canonical $HOME, or NULL */
+	char *home;		/* the command's canonical HOME (--env HOME=DIR, or the
+				 * caller's), or NULL */
+	char *caller_home;	/* the caller's canonical $HOME, or NULL */
 	char *env_file;		/* canonical --env-file, or NULL */
 	struct lr_known_grant *grants;	/* the policy's, as landrun read them */
 	size_t n_grants;
@@ -124,12 +126,24 @@ struct lr_advice {
 				 * (--mkdir VALUE --rw VALUE) */
 	bool probe;		/* NOTE: a probe that programs do without (/proc/filesystems,
 				 * the locale's files): reported apart, never learned */
+	bool lookup;		/* NOTE, and PROBE: a part of a host name's lookup (DNS):
+				 * the nameservers, their UDP socket, nscd's; summed up
+				 * in one line */
 };
 
 /* What would allow D.  0, or -ENOMEM. */
 int lr_learn_advise(const struct lr_denial *d, const struct lr_learn_context *ctx,
 		    struct lr_advice *a);
 void lr_advice_free(struct lr_advice *a);
+
+/*
+ * Of the DENIALS advised in ADVICE (one each), mark as lookups (LOOKUP and
+ * PROBE) the sockets that a process denied /etc/resolv.conf also asked for:
+ * UDP (AF_INET, AF_INET6), the query itself, and glibc's nscd client's
+ * (AF_UNIX SOCK_STREAM, nonblocking, close-on-exec).  Without the
+ * nameservers' file in the run, a socket is not a lookup.
+ */
+void lr_learn_mark_lookups(const struct lr_denials *denials, struct lr_advice *advice);
 
 /* What D was, for humans: "read /etc/gitconfig", "connect to TCP port 443",
  * "socket AF_INET6 SOCK_DGRAM", "mount".  malloc'd, or NULL. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -691,8 +692,9 @@ Test(learn_advise, probes)
 	cr_expect(!probe_of(fs(LR_DENIED_READ, "/usr/lib/x86_64-linux-gnu/libssl.so.3",
 			       "/usr/lib/x86_64-linux-gnu/libssl.so.3")));
 	cr_expect(!probe_of(fs(LR_DENIED_READ, "/srv/tls/key.pem", "/srv/tls/key.pem")));
-	d = fs(LR_DENIED_READ, "/etc/resolv.conf", "/etc/resolv.conf");
-	expect_grant(&d, "ro", "/etc/resolv.conf");
+	/* clang's search of /opt for ROCm and CUDA (clangd) */
+	cr_expect(probe_of(fs(LR_DENIED_LIST, "/opt", "/opt")));
+	cr_expect(!probe_of(fs(LR_DENIED_LIST, "/opt/tool", "/opt/tool")));
 }
 
 /* A terminal is never granted by name. */
@@ -883,4 +885,112 @@ Test(learn_advise, private_home)
 			       "and found nothing (nor would it in yours; --env HOME=DIR --rw DIR "
 			       "gives it a HOME of its own that stays)");
 	free(line);
+}
+
+/* A host name's lookup (npm looks one up even offline): the nameservers'
+ * file, and the sockets the same process asked for, are one thing, summed
+ * up and never learned; a socket alone is not a lookup. */
+Test(learn_advise, name_lookups)
+{
+	struct lr_denials l = { 0 };
+	struct lr_advice a[6];
+	struct lr_denial d;
+	const int nonblock = SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC;
+
+	d = fs(LR_DENIED_READ, "/etc/resolv.conf", "/etc/resolv.conf");
+	d.pid = 7;
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = call(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, EAFNOSUPPORT);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = call(SYS_socket, AF_UNIX, nonblock, EAFNOSUPPORT); /* nscd's */
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	/* control: UDP of another process */
+	d = call(SYS_socket, AF_INET6, SOCK_DGRAM, EAFNOSUPPORT);
+	d.pid = 8;
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_assert_eq(l.n, 4);
+	for (size_t i = 0; i < l.n; i++)
+		cr_assert_eq(lr_learn_advise(&l.v[i], &ctx, &a[i]), 0);
+	cr_expect(a[0].lookup && a[0].probe && a[0].kind == LR_ADVICE_NOTE);
+	cr_expect(strstr(a[0].note, "--unrestricted-network --ro /etc/resolv.conf"));
+	cr_expect(strstr(a[0].note, "--allow-domain NAME"));
+	cr_expect(!a[1].lookup && !a[2].lookup, "a socket is no lookup by itself");
+	lr_learn_mark_lookups(&l, a);
+	cr_expect(a[1].lookup && a[1].probe, "UDP, by the process that read resolv.conf");
+	cr_expect(a[2].lookup && a[2].probe, "nscd's socket, by the same");
+	cr_expect(!a[3].lookup && !a[3].probe, "control: UDP of another process");
+	for (size_t i = 0; i < l.n; i++)
+		lr_advice_free(&a[i]);
+	lr_denials_free(&l);
+	/* control: a blocking AF_UNIX socket is not nscd's */
+	d = fs(LR_DENIED_READ, "/etc/resolv.conf", "/etc/resolv.conf");
+	d.pid = 7;
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	d = call(SYS_socket, AF_UNIX, SOCK_STREAM, EAFNOSUPPORT);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_assert_eq(l.n, 2);
+	for (size_t i = 0; i < l.n; i++)
+		cr_assert_eq(lr_learn_advise(&l.v[i], &ctx, &a[i]), 0);
+	lr_learn_mark_lookups(&l, a);
+	cr_expect(a[0].lookup && !a[1].lookup && !a[1].probe);
+	for (size_t i = 0; i < l.n; i++)
+		lr_advice_free(&a[i]);
+	lr_denials_free(&l);
+	/* and without the nameservers' file, UDP is what it was */
+	d = call(SYS_socket, AF_INET, SOCK_DGRAM, EAFNOSUPPORT);
+	cr_assert_eq(lr_denials_add(&l, &d), 0);
+	cr_assert_eq(lr_learn_advise(&l.v[0], &ctx, &a[0]), 0);
+	lr_learn_mark_lookups(&l, a);
+	cr_expect(!a[0].lookup && !a[0].probe && strstr(a[0].note, "net.udp"));
+	lr_advice_free(&a[0]);
+	lr_denials_free(&l);
+}
+
+/* --env HOME=DIR: the command's HOME is DIR, where it makes its own
+ * directory; the caller's stays a home that nothing is widened to. */
+Test(learn_context, the_commands_home)
+{
+	char base[] = "/tmp/lr-learn-home.XXXXXX", mine[64], theirs[64];
+	struct lr_env_rule env[] = { { LR_ENV_SET, "HOME", mine } };
+	struct lr_policy policy = { 0 };
+	struct lr_learn_context c;
+	struct lr_advice a;
+	struct lr_denial d;
+
+	cr_assert_not_null(mkdtemp(base));
+	snprintf(mine, sizeof(mine), "%s/mine", base);
+	snprintf(theirs, sizeof(theirs), "%s/theirs", base);
+	cr_assert_eq(mkdir(mine, 0700), 0);
+	cr_assert_eq(mkdir(theirs, 0700), 0);
+	policy.env = env;
+	policy.n_env = 1;
+	cr_assert_eq(lr_learn_context_init(&c, &policy, theirs, 7), 0);
+	cr_expect_str_eq(c.home, mine);
+	cr_expect_str_eq(c.caller_home, theirs);
+	/* cargo makes ~/.cargo: made and granted, not the HOME */
+	d = fs(LR_DENIED_CREATE, "/x/.cargo", NULL);
+	cr_assert(asprintf(&d.path, "%s/.cargo", mine) > 0);
+	d.dir = true;
+	cr_assert_eq(lr_learn_advise(&d, &c, &a), 0);
+	cr_expect(a.kind == LR_ADVICE_GRANT && a.mkdir && strcmp(a.key, "rw") == 0 &&
+		  strcmp(a.value, d.path) == 0, "%s = %s", a.key ? a.key : "note",
+		  a.value ? a.value : a.note);
+	lr_advice_free(&a);
+	lr_denial_free(&d);
+	/* a file made in the caller's home is not a grant of it */
+	d = fs(LR_DENIED_CREATE, "/x/f", NULL);
+	cr_assert(asprintf(&d.path, "%s/f", theirs) > 0);
+	cr_assert_eq(lr_learn_advise(&d, &c, &a), 0);
+	cr_expect_eq(a.kind, LR_ADVICE_NOTE, "%s = %s", a.key ? a.key : "", a.value ? a.value : "");
+	lr_advice_free(&a);
+	lr_denial_free(&d);
+	lr_learn_context_free(&c);
+	/* control: without --env HOME=DIR, the caller's is the command's */
+	policy.n_env = 0;
+	cr_assert_eq(lr_learn_context_init(&c, &policy, theirs, 7), 0);
+	cr_expect_str_eq(c.home, theirs);
+	lr_learn_context_free(&c);
+	rmdir(mine);
+	rmdir(theirs);
+	rmdir(base);
 }
