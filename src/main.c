@@ -703,6 +703,7 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 	size_t *order;
 	struct lr_buf probes = { 0 };
 	size_t settings = 0, real = 0, n_probes = 0, advised = 0;
+	unsigned long n_lookups = 0;
 	int r;
 
 	drain_told(life);
@@ -712,13 +713,15 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 	r = life->tracer.error;
 	if (!advice || !probe || !order)
 		r = -ENOMEM;
-	for (; r == 0 && advised < all->n; advised++) {
+	for (; r == 0 && advised < all->n; advised++)
 		if ((r = lr_learn_advise(&all->v[advised], &life->learn, &advice[advised])) < 0)
 			break;
-		probe[advised] = advice[advised].probe;
-	}
-	if (r == 0)
+	if (r == 0) {
+		lr_learn_mark_lookups(all, advice);
+		for (size_t i = 0; i < all->n; i++)
+			probe[i] = advice[i].probe;
 		real = lr_learn_report_order(all, probe, failed, order);
+	}
 	if (r == 0 && failed && real > 1)
 		fprintf(stderr, "landrun: the command failed (status %d): its last denial first\n",
 			status);
@@ -736,6 +739,8 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 		}
 		if (k < real || policy->log_level >= LR_LOG_INFO) {
 			fprintf(stderr, "landrun: %s\n", line);
+		} else if (a->lookup) {
+			n_lookups += d->count;
 		} else if (n_probes++ < 3) {
 			/* the command's paths: escaped */
 			what = lr_denial_what(d);
@@ -757,6 +762,13 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 				n_probes, n_probes == 1 ? "" : "s", list, n_probes > 3 ? ", ..." : "",
 				n_probes == 1 ? "it" : "them");
 	}
+	if (r == 0 && n_lookups)
+		fprintf(stderr, "landrun: and %lu denial%s of a host name's lookup (DNS: the "
+				"nameservers in /etc/resolv.conf, a UDP socket, nscd's): a lookup "
+				"needs the network; --unrestricted-network --ro /etc/resolv.conf "
+				"allows it, or --allow-domain NAME (landrun's proxy resolves the "
+				"names it allows); --log-level info shows %s\n",
+			n_lookups, n_lookups == 1 ? "" : "s", n_lookups == 1 ? "it" : "them");
 	free(probes.s);
 	for (size_t i = 0; advice && i < advised; i++)
 		lr_advice_free(&advice[i]);
