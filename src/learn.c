@@ -570,6 +570,8 @@ static int protected_note(struct lr_advice *a, const char *path, size_t end, con
 			      runner, (int)end, path));
 }
 
+static bool widenable(const char *dir, const char *key, const struct lr_learn_context *ctx);
+
 /* A file or a directory to read (RO) or write (RW). */
 static int advise_path(const struct lr_denial *d, const struct lr_learn_context *ctx,
 		       unsigned access, struct lr_advice *a)
@@ -728,8 +730,23 @@ static int advise_exec(const struct lr_denial *d, const struct lr_learn_context 
 	if (!d->path)
 		return note(a, format("its path could not be resolved"));
 	k = covered(ctx, d->path, LR_ACCESS_X);
-	if (!k)
+	if (!k) {
+		_cleanup_free_ char *bin = parent_of(d->path);
+		_cleanup_free_ char *prefix = bin ? parent_of(bin) : NULL;
+		const char *slash = bin ? strrchr(bin, '/') : NULL;
+
+		if (!bin || !prefix)
+			return -ENOMEM;
+		/* PREFIX/bin/PROGRAM: the installation it runs from (a toolchain
+		 * in ~/.rustup, /opt/tool), whose programs run one another and
+		 * load what is beside them; found one at a run, they would take
+		 * a run each.  Never a shared, top or credentials directory. */
+		if (slash && strcmp(slash, "/bin") == 0 && widenable(prefix, "rox", ctx) &&
+		    !credentials_dir(prefix, ctx->home) && !credentials_dir(prefix, ctx->caller_home))
+			return grant(a, "rox", strdup(prefix),
+				     format("the installation %s runs from", d->path));
 		return grant(a, "rox", strdup(d->path), NULL);
+	}
 	/* the kernel opens the interpreters with it, and needs the same right */
 	for (size_t i = 0; i < d->interps.n; i++)
 		if (!covered(ctx, d->interps.v[i], LR_ACCESS_X))
@@ -1377,6 +1394,9 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 		 d->op == LR_DENIED_RENAME)
 		text = format("%s in %s", d->op == LR_DENIED_REMOVE ? "remove" : "create",
 			      a->value);
+	else if (d->op == LR_DENIED_EXECUTE && d->path && strcmp(a->value, d->path) != 0 &&
+		 lr_path_beneath(d->path, a->value))
+		text = format("execute under %s", a->value); /* its installation */
 	else if (d->op == LR_DENIED_EXECUTE && d->path && strcmp(a->value, d->path) != 0)
 		text = format("execute %s (the interpreter of %s)", a->value, d->path);
 	else if (is_path_key(a->key))

@@ -211,6 +211,18 @@ Test(learn_advise, exec)
 	d = fs(LR_DENIED_EXECUTE, "/opt/tool/bin/tool", "/opt/tool/bin/tool");
 	lr_strlist_add(&d.interps, "/usr/lib/ld.so");
 	expect_note(&d, "executable by --rox /opt/tool/bin/tool already");
+	/* PREFIX/bin/PROGRAM: its installation; never a shared or top one */
+	d = fs(LR_DENIED_EXECUTE, "/home/u/.rustup/toolchains/t/bin/cargo",
+	       "/home/u/.rustup/toolchains/t/bin/cargo");
+	expect_grant(&d, "rox", "/home/u/.rustup/toolchains/t");
+	d = fs(LR_DENIED_EXECUTE, "/home/u/.local/bin/tool", "/home/u/.local/bin/tool");
+	expect_grant(&d, "rox", "/home/u/.local/bin/tool");
+	d = fs(LR_DENIED_EXECUTE, "/home/u/bin/tool", "/home/u/bin/tool");
+	expect_grant(&d, "rox", "/home/u/bin/tool");
+	d = fs(LR_DENIED_EXECUTE, "/opt/bin/tool", "/opt/bin/tool");
+	expect_grant(&d, "rox", "/opt/bin/tool");
+	d = fs(LR_DENIED_EXECUTE, "/srv/app/tool", "/srv/app/tool");
+	expect_grant(&d, "rox", "/srv/app/tool");
 }
 
 Test(learn_advise, network)
@@ -355,8 +367,8 @@ Test(learn_file, widened_grouped_and_commented)
 		"# (a line without \"# denied\" just above it is yours: kept as it is)\n"
 		"include = base\n"
 		"\n"
-		"# denied 1 time: execute /opt/x/bin/a\n"
-		"rox = /opt/x/bin/a\n"
+		"# denied 1 time: execute under /opt/x\n"
+		"rox = /opt/x\n"
 		"\n"
 		"# denied 1 time: read /etc/gitconfig\n"
 		"ro = /etc/gitconfig\n"
