@@ -237,6 +237,20 @@ static const struct lr_known_grant *covered(const struct lr_learn_context *ctx, 
 	return NULL;
 }
 
+/* A writable directory of the policy's (the project) beneath PATH, or NULL. */
+static const struct lr_known_grant *holds_writable(const struct lr_learn_context *ctx,
+						   const char *path)
+{
+	for (size_t i = 0; i < ctx->n_grants; i++) {
+		const struct lr_known_grant *k = &ctx->grants[i];
+
+		if (k->is_dir && (k->access & LR_ACCESS_RW) && strcmp(k->path, path) != 0 &&
+		    lr_path_beneath(k->path, path))
+			return k;
+	}
+	return NULL;
+}
+
 static bool port_in(unsigned port, const struct lr_port_range *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -640,6 +654,16 @@ static int advise_path(const struct lr_denial *d, const struct lr_learn_context 
 		return note(a, format("%s is a top directory: --ro %s would grant every file in "
 				      "it; grant what the command reads in it instead",
 				      path, path));
+	/* the directory that holds the project (make's directory cache lists
+	 * ../ for an include of ../common.mk): --ro would grant every file
+	 * beside the project, the other checkouts, for a listing */
+	if (d->op == LR_DENIED_LIST && (k = holds_writable(ctx, path))) {
+		a->probe = true;
+		return note(a, format("a probe that programs do without: not needed (%s holds "
+				      "%s, granted by %s: --ro %s would grant every file beside "
+				      "it)",
+				      path, k->path, k->name, path));
+	}
 	return grant(a, access & LR_ACCESS_RW ? "rw" : "ro", strdup(path), NULL);
 }
 
@@ -1416,7 +1440,7 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	static const char *const virtual_trees[] = { "/proc", "/sys", "/dev" };
 	const char *runner;
 
-	if (dir[0] != '/' || depth(dir) < 2 || shared_by(ctx, dir) ||
+	if (dir[0] != '/' || depth(dir) < 2 || shared_by(ctx, dir) || holds_writable(ctx, dir) ||
 	    named_component(ctx, dir, true, NULL) ||
 	    (strcmp(key, "rw") == 0 && named_component(ctx, dir, false, &runner)) ||
 	    !writable_value(key, dir))

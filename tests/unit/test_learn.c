@@ -1006,3 +1006,36 @@ Test(learn_context, the_commands_home)
 	rmdir(theirs);
 	rmdir(base);
 }
+
+/* The directory that holds the project (make lists ../ for an include of
+ * ../common.mk): its listing is a probe, and nothing is widened to it,
+ * which would grant the other checkouts beside the project. */
+Test(learn_file, never_beside_the_project)
+{
+	static struct lr_known_grant project[] = {
+		{ "/home/u/src/app", LR_ACCESS_RO | LR_ACCESS_RW | LR_ACCESS_X, true, "--rwx /home/u/src/app" },
+	};
+	struct lr_learned l = { 0 };
+	struct lr_denial d;
+	char *text;
+
+	ctx.grants = project; /* Criterion forks each test: ctx is this test's */
+	ctx.n_grants = ARRAY_SIZE(project);
+	cr_expect(probe_of(fs(LR_DENIED_LIST, "..", "/home/u/src")));
+	/* controls: a directory beside it, and one in it */
+	d = fs(LR_DENIED_LIST, "/home/u/lib", "/home/u/lib");
+	expect_grant(&d, "ro", "/home/u/lib");
+	d = fs(LR_DENIED_LIST, "/home/u/src/app/x", "/home/u/src/app/x");
+	expect_note(&d, "granted by --rwx /home/u/src/app already");
+	learn(&l, fs(LR_DENIED_READ, "../common.mk", "/home/u/src/common.mk"));
+	learn(&l, fs(LR_DENIED_READ, "../rules.mk", "/home/u/src/rules.mk"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/lib/a", "/home/u/lib/a"));
+	learn(&l, fs(LR_DENIED_READ, "/home/u/lib/b", "/home/u/lib/b"));
+	text = render(&l);
+	cr_expect(strstr(text, "\nro = /home/u/src/common.mk\n") &&
+		  strstr(text, "\nro = /home/u/src/rules.mk\n"), "%s", text);
+	cr_expect(!strstr(text, "ro = /home/u/src\n"), "%s", text);
+	cr_expect(strstr(text, "\nro = /home/u/lib\n"), "control: widened beside it: %s", text);
+	free(text);
+	lr_learned_free(&l);
+}
