@@ -90,6 +90,22 @@ struck() {
 	done
 }
 
+# settings CONF: its settings but the include, sorted, on one line ("|" between)
+settings() { grep -v -e '^#' -e '^[[:space:]]*$' -e '^include = ' "$1" | sort | tr '\n' '|'; }
+
+# learned TOOL CONF WANT...: CONF holds exactly the settings WANT (what the run
+# needs, and no more)
+learned() {
+	local tool=$1 conf=$2 want
+	shift 2
+	want=$(printf '%s\n' "$@" | sort | tr '\n' '|')
+	if [ "$(settings "$conf")" = "$want" ]; then
+		tap_ok "$tool: learned what it needs, and no more"
+	else
+		tap_not_ok "$tool: learned $(settings "$conf"), want $want"
+	fi
+}
+
 # converged TOOL CONF HOME: the loop ended by run RUNS_MAX, and CONF has
 # nothing to strike
 converged() {
@@ -141,6 +157,9 @@ if tool make /usr/bin/make && tool gcc /usr/bin/cc; then
 	grep '^landrun: denied' "$W/err.1" | sed 's/^/#   run 1: /'
 	assert "make: built and ran hello" test -x "$T/mk/proj/hello"
 	converged make "$W/make.conf" "$HOME"
+	# make lists ../ for its directory cache, and does without: a probe, not
+	# ro = the directory beside the project
+	learned make "$W/make.conf" "ro = $T/mk/common.mk"
 fi
 
 # ---------------------------------------------------------------------------
@@ -162,6 +181,7 @@ if tool npm /usr/bin/npm; then
 	fi
 	assert "npm: tinylib is installed" test -f "$T/np/app/node_modules/tinylib/index.js"
 	converged npm "$W/npm.conf" "$HOME"
+	assert "npm: learned the tarball itself" grep -qx "ro = $T/np/tinylib/tinylib-1.0.0.tgz" "$W/npm.conf"
 	# a name lookup (npm looks one up even offline) is one line, never learned
 	if ! grep -q 'denied socket' "$W/err.1" && ! grep -q '^ro = /etc/resolv.conf' "$W/npm.conf"; then
 		tap_ok "npm: its name lookups are summed up, and not learned"
@@ -200,6 +220,7 @@ EOF
 	assert "pip: tinypkg is in the venv" \
 		"$T/py/proj/.venv/bin/python" -c 'import tinypkg; assert tinypkg.add(1, 2) == 3'
 	converged pip "$W/pip.conf" "$HOME"
+	assert "pip: learned the wheel directory" grep -qx "ro = $T/py/wheels" "$W/pip.conf"
 fi
 
 # ---------------------------------------------------------------------------
@@ -213,6 +234,7 @@ if tool cargo /usr/bin/cargo; then
 	learn_loop "$W/cargo.conf" "$T/rs/tiny" --env HOME="$T/rs/home" -- cargo build --offline
 	assert "cargo: target/debug/tiny runs" sh -c "[ \"\$('$T/rs/tiny/target/debug/tiny')\" = tiny ]"
 	converged cargo "$W/cargo.conf" "$T/rs/home"
+	learned cargo "$W/cargo.conf" "mkdir = $T/rs/home/.cargo" "rw = $T/rs/home/.cargo"
 fi
 
 # ---------------------------------------------------------------------------
