@@ -1434,6 +1434,19 @@ int lr_learned_add(struct lr_learned *l, const struct lr_denial *d, const struct
 	return 0;
 }
 
+/* Does DIR hold a bin/ directory (or cannot the tracer tell)? */
+static bool holds_programs(const char *dir)
+{
+	_cleanup_free_ char *bin = format("%s/bin", dir);
+	struct stat st;
+
+	if (!bin)
+		return true; /* out of memory: not widened */
+	if (lstat(bin, &st) == 0)
+		return S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode);
+	return errno != ENOENT && errno != ENOTDIR;
+}
+
 /* May DIR be granted (with KEY) in place of what was learned beneath it? */
 static bool widenable(const char *dir, const char *key, const struct lr_learn_context *ctx)
 {
@@ -1448,6 +1461,10 @@ static bool widenable(const char *dir, const char *key, const struct lr_learn_co
 	for (size_t i = 0; i < sizeof(virtual_trees) / sizeof(*virtual_trees); i++)
 		if (lr_path_beneath(dir, virtual_trees[i]))
 			return false;
+	/* an installation (~/.cargo, with bin/ on the caller's PATH): written
+	 * whole, its programs would be the command's, run outside the sandbox */
+	if (strcmp(key, "rw") == 0 && holds_programs(dir))
+		return false;
 	return true;
 }
 

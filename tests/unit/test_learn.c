@@ -1039,3 +1039,45 @@ Test(learn_file, never_beside_the_project)
 	free(text);
 	lr_learned_free(&l);
 }
+
+/* What a tool writes in an installation that holds bin/ (~/.cargo: its lock
+ * files) is never widened to the installation: its programs run outside. */
+Test(learn_file, never_an_installation_for_writing)
+{
+	char base[] = "/tmp/lr-learn-prefix.XXXXXX", path[128], want[160];
+	struct lr_learned l = { 0 };
+	struct lr_denial d;
+	char *text;
+
+	cr_assert_not_null(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/bin", base);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.package-cache", base);
+	d = fs(LR_DENIED_WRITE, path, path);
+	learn(&l, d);
+	snprintf(path, sizeof(path), "%s/.global-cache", base);
+	d = fs(LR_DENIED_WRITE, path, path);
+	learn(&l, d);
+	text = render(&l);
+	snprintf(want, sizeof(want), "\nrw = %s\n", base);
+	cr_expect(!strstr(text, want), "%s", text);
+	snprintf(want, sizeof(want), "\nrw = %s/.global-cache\n", base);
+	cr_expect(strstr(text, want), "%s", text);
+	free(text);
+	lr_learned_free(&l);
+	/* control: without bin/, the two are its directory */
+	snprintf(path, sizeof(path), "%s/bin", base);
+	cr_assert_eq(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/.package-cache", base);
+	d = fs(LR_DENIED_WRITE, path, path);
+	learn(&l, d);
+	snprintf(path, sizeof(path), "%s/.global-cache", base);
+	d = fs(LR_DENIED_WRITE, path, path);
+	learn(&l, d);
+	text = render(&l);
+	snprintf(want, sizeof(want), "\nrw = %s\n", base);
+	cr_expect(strstr(text, want), "control: %s", text);
+	free(text);
+	lr_learned_free(&l);
+	rmdir(base);
+}
