@@ -179,8 +179,12 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 	for (size_t i = 0; i < policy->n_env; i++)
 		if (policy->env[i].kind == LR_ENV_SET && strcmp(policy->env[i].name, "HOME") == 0)
 			given = policy->env[i].value;
-	if (given && given[0] == '/')
+	if (given && given[0] == '/') {
 		ctx->home = realpath(given, NULL);
+		/* not made yet: the command's all the same */
+		if (!ctx->home && errno == ENOENT)
+			ctx->home = strdup(given);
+	}
 	if (home && home[0] == '/')
 		ctx->caller_home = realpath(home, NULL);
 	if (!ctx->home && !given && ctx->caller_home)
