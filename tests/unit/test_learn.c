@@ -997,14 +997,20 @@ Test(learn_context, the_commands_home)
 	lr_advice_free(&a);
 	lr_denial_free(&d);
 	lr_learn_context_free(&c);
+	/* a HOME not made yet is the command's all the same */
+	snprintf(mine, sizeof(mine), "%s/later", base);
+	cr_assert_eq(lr_learn_context_init(&c, &policy, theirs, 7), 0);
+	cr_expect_str_eq(c.home, mine);
+	lr_learn_context_free(&c);
 	/* control: without --env HOME=DIR, the caller's is the command's */
 	policy.n_env = 0;
 	cr_assert_eq(lr_learn_context_init(&c, &policy, theirs, 7), 0);
 	cr_expect_str_eq(c.home, theirs);
 	lr_learn_context_free(&c);
-	rmdir(mine);
-	rmdir(theirs);
-	rmdir(base);
+	snprintf(mine, sizeof(mine), "%s/mine", base);
+	cr_expect_eq(rmdir(mine), 0);
+	cr_expect_eq(rmdir(theirs), 0);
+	cr_expect_eq(rmdir(base), 0);
 }
 
 /* The directory that holds the project (make lists ../ for an include of
