@@ -795,38 +795,51 @@ static const struct lr_broker_inode *hole_inode(const struct lr_broker *b, const
 
 static void tell(struct call *c, struct lr_broker_told *t, const char *path);
 
-/* --report-denials: a refusal of the broker's, as the denial it is (WHAT
- * says which: refuse's words), for the report's advice (--allow-dotenv,
- * --allow-protected: never learned). */
-static void tell_refused(struct call *c, const char *what, const char *path)
-{
-	static const struct {
-		const char *what;
-		enum lr_denied_op op;
-		bool dir;
-	} ops[] = {
-		{ "reading", LR_DENIED_READ, false }, { "linking", LR_DENIED_READ, false },
-		{ "removing", LR_DENIED_REMOVE, false }, { "renaming", LR_DENIED_REMOVE, false },
-		{ "renaming over", LR_DENIED_REMOVE, false }, { "replacing", LR_DENIED_REMOVE, false },
-		{ "making the directory", LR_DENIED_CREATE, true },
-	};
-	struct lr_broker_told t = { .op = LR_DENIED_CREATE, .err = EACCES };
+/*
+ * What the broker refuses: the words of its line on stderr ("refused WHAT
+ * PATH"), and the denial it is for --report-denials (OP; DIR: a directory
+ * made), for the report's advice (--allow-dotenv, --allow-protected: never
+ * learned).  Each call site names its own.
+ */
+struct act {
+	const char *what;
+	enum lr_denied_op op;
+	bool dir;
+};
 
-	if (strcmp(what, "writing") == 0 || strcmp(what, "truncating") == 0 ||
-	    strncmp(what, "changing the ", 13) == 0 || strstr(what, "an attribute of"))
-		t.op = LR_DENIED_WRITE;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (strcmp(what, ops[i].what) == 0) {
-			t.op = (int32_t)ops[i].op;
-			t.dir = ops[i].dir;
-		}
+static const struct act
+	ACT_READ = { "reading", LR_DENIED_READ, false },
+	ACT_WRITE = { "writing", LR_DENIED_WRITE, false },
+	ACT_TRUNCATE = { "truncating", LR_DENIED_WRITE, false },
+	ACT_CREATE = { "creating", LR_DENIED_CREATE, false },
+	ACT_MAKE = { "making", LR_DENIED_CREATE, false },
+	ACT_MKDIR = { "making the directory", LR_DENIED_CREATE, true },
+	ACT_SYMLINK = { "making the symlink", LR_DENIED_CREATE, false },
+	ACT_BIND = { "binding a socket to", LR_DENIED_CREATE, false },
+	ACT_REMOVE = { "removing", LR_DENIED_REMOVE, false },
+	ACT_RENAME = { "renaming", LR_DENIED_REMOVE, false },
+	ACT_RENAME_OVER = { "renaming over", LR_DENIED_REMOVE, false },
+	ACT_RENAME_TO = { "renaming to", LR_DENIED_CREATE, false },
+	ACT_REPLACE = { "replacing", LR_DENIED_REMOVE, false },
+	ACT_LINK = { "linking", LR_DENIED_READ, false },
+	ACT_LINK_TO = { "linking to", LR_DENIED_CREATE, false },
+	ACT_CHMOD = { "changing the mode of", LR_DENIED_WRITE, false },
+	ACT_CHOWN = { "changing the owner of", LR_DENIED_WRITE, false },
+	ACT_SETXATTR = { "setting an attribute of", LR_DENIED_WRITE, false },
+	ACT_RMXATTR = { "removing an attribute of", LR_DENIED_WRITE, false };
+
+/* --report-denials: a refusal of the broker's, as the denial ACT is. */
+static void tell_refused(struct call *c, const struct act *act, const char *path)
+{
+	struct lr_broker_told t = { .op = (int32_t)act->op, .err = EACCES, .dir = act->dir };
+
 	if (path[0] == '/')
 		tell(c, &t, path);
 }
 
 /* Refuse, and say so (a few times: the command may try without end), and
  * tell the supervisor (--report-denials). */
-static struct answer refuse(struct call *c, const char *what, const char *path,
+static struct answer refuse(struct call *c, const struct act *act, const char *path,
 			    enum lr_broker_verdict v, const char *why)
 {
 	char p[PATH_MAX * 4];
@@ -835,18 +848,18 @@ static struct answer refuse(struct call *c, const char *what, const char *path,
 		c->b->quiet = false;
 		return fail(EACCES);
 	}
-	tell_refused(c, what, path);
+	tell_refused(c, act, path);
 	if (c->b->messages < LR_BROKER_MAX_MESSAGES) {
 		lr_escape(p, sizeof(p), path, strlen(path), true);
 		if (v == LR_BROKER_SECRET)
 			dprintf(STDERR_FILENO, "landrun: refused %s %s: %s (--allow-dotenv %s "
 					       "allows it)\n",
-				what, p, why ? why : "a secret file", p);
+				act->what, p, why ? why : "a secret file", p);
 		else
 			dprintf(STDERR_FILENO, "landrun: refused %s %s: %s runs what is there "
 					       "later, outside the sandbox (--allow-protected %s "
 					       "allows it)\n",
-				what, p, why ? why : "a program", p);
+				act->what, p, why ? why : "a program", p);
 	} else if (c->b->messages == LR_BROKER_MAX_MESSAGES) {
 		dprintf(STDERR_FILENO, "landrun: refused more; not told\n");
 	}
@@ -1426,7 +1439,7 @@ static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 			     in->why, &why);
 	if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
 		close(fd);
-		return refuse(c, write ? "writing" : "reading", real, v, why);
+		return refuse(c, write ? &ACT_WRITE : &ACT_READ, real, v, why);
 	}
 	return (struct answer){ FD, fd, (flags & O_CLOEXEC) != 0 };
 }
@@ -1487,7 +1500,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		}
 		if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
 			close(fd);
-			return refuse(c, write ? "writing" : "reading", real, v, why);
+			return refuse(c, write ? &ACT_WRITE : &ACT_READ, real, v, why);
 		}
 		if (flags & O_DIRECTORY) {
 			close(fd);
@@ -1512,7 +1525,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 	v = lr_broker_judge(c->b, p.root->path, p.path, &why);
 	if (v != LR_BROKER_OK) {
 		place_close(&p);
-		return refuse(c, "creating", p.path, v, why);
+		return refuse(c, &ACT_CREATE, p.path, v, why);
 	}
 	{
 		mode_t old = umask(umask_of(c));
@@ -1551,29 +1564,31 @@ static int place_of(struct call *c, int dirfd, uint64_t addr, struct place *p)
 }
 
 /* A new name P may be made.  NULL, or why not (after refusing). */
-static bool may_make(struct call *c, const struct place *p, const char *what, struct answer *a)
+static bool may_make(struct call *c, const struct place *p, const struct act *act,
+		     struct answer *a)
 {
 	const char *why;
 	enum lr_broker_verdict v = lr_broker_judge(c->b, p->root->path, p->path, &why);
 
 	if (v == LR_BROKER_OK)
 		return true;
-	*a = refuse(c, what, p->path, v, why);
+	*a = refuse(c, act, p->path, v, why);
 	return false;
 }
 
 /* An existing entry P (not followed) may lose or change its name: not a
  * hole, not one's place, not above one. */
-static bool may_unname(struct call *c, const struct place *p, const char *what, struct answer *a)
+static bool may_unname(struct call *c, const struct place *p, const struct act *act,
+		       struct answer *a)
 {
 	const struct lr_broker_inode *in;
 	struct stat st;
 
-	if (!may_make(c, p, what, a))
+	if (!may_make(c, p, act, a))
 		return false;
 	if (fstatat(p->dir, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    (in = hole_inode(c->b, &st))) {
-		*a = refuse(c, what, p->path, in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET
+		*a = refuse(c, act, p->path, in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET
 									 : LR_BROKER_PROTECTED,
 			    in->why);
 		return false;
@@ -1582,7 +1597,7 @@ static bool may_unname(struct call *c, const struct place *p, const char *what, 
 		const struct lr_hole *h = &c->b->holes->v[i];
 
 		if (lr_path_beneath(h->path, p->path)) {
-			*a = refuse(c, what, h->path,
+			*a = refuse(c, act, h->path,
 				    h->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
 				    h->why);
 			return false;
@@ -1604,7 +1619,7 @@ static struct answer do_mknod(struct call *c, int dirfd, uint64_t addr, uint64_t
 		tell_left_at(c, dirfd, addr, LR_DENIED_CREATE, dir);
 	if (r != 0)
 		return r > 0 ? cont() : fail(-r);
-	if (may_make(c, &p, dir ? "making the directory" : "making", &a)) {
+	if (may_make(c, &p, dir ? &ACT_MKDIR : &ACT_MAKE, &a)) {
 		mode_t old = umask(umask_of(c));
 
 		r = dir ? mkdirat(p.dir, p.name, (mode_t)mode & 07777)
@@ -1628,7 +1643,7 @@ static struct answer do_unlink(struct call *c, int dirfd, uint64_t addr, uint64_
 		tell_left_at(c, dirfd, addr, LR_DENIED_REMOVE, flags & AT_REMOVEDIR);
 	if (r != 0)
 		return r > 0 ? cont() : fail(-r);
-	if (may_unname(c, &p, "removing", &a))
+	if (may_unname(c, &p, &ACT_REMOVE, &a))
 		a = result(unlinkat(p.dir, p.name, (int)flags) < 0 ? -errno : 0);
 	place_close(&p);
 	return a;
@@ -1649,15 +1664,15 @@ static struct answer do_rename(struct call *c, int olddir, uint64_t oldaddr, int
 		place_close(&from);
 		return r > 0 ? cont() : fail(-r);
 	}
-	if (may_unname(c, &from, "renaming", &a) &&
-	    ((flags & RENAME_EXCHANGE) ? may_unname(c, &to, "renaming over", &a)
-				       : may_make(c, &to, "renaming to", &a))) {
+	if (may_unname(c, &from, &ACT_RENAME, &a) &&
+	    ((flags & RENAME_EXCHANGE) ? may_unname(c, &to, &ACT_RENAME_OVER, &a)
+				       : may_make(c, &to, &ACT_RENAME_TO, &a))) {
 		/* what a plain rename replaces loses its name too */
 		struct stat st;
 
 		if (!(flags & RENAME_EXCHANGE) &&
 		    fstatat(to.dir, to.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    !may_unname(c, &to, "replacing", &a))
+		    !may_unname(c, &to, &ACT_REPLACE, &a))
 			goto out;
 		r = (int)syscall(SYS_renameat2, from.dir, from.name, to.dir, to.name,
 				 (unsigned)flags);
@@ -1695,8 +1710,8 @@ static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int n
 	if (S_ISDIR(st.st_mode)) {
 		a = fail(EPERM);
 	} else if (judge_found(c->b, real, &st, &why) != LR_BROKER_OK) {
-		a = refuse(c, "linking", real, judge_found(c->b, real, &st, &why), why);
-	} else if (may_make(c, &to, "linking to", &a)) {
+		a = refuse(c, &ACT_LINK, real, judge_found(c->b, real, &st, &why), why);
+	} else if (may_make(c, &to, &ACT_LINK_TO, &a)) {
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		r = linkat(AT_FDCWD, self, to.dir, to.name, AT_SYMLINK_FOLLOW);
 		a = result(r < 0 ? -errno : 0);
@@ -1717,7 +1732,7 @@ static struct answer do_symlink(struct call *c, uint64_t targetaddr, int newdir,
 		return r == -EFAULT ? fail(EFAULT) : cont();
 	if ((r = place_of(c, newdir, newaddr, &p)) != 0)
 		return r > 0 ? cont() : fail(-r);
-	if (may_make(c, &p, "making the symlink", &a))
+	if (may_make(c, &p, &ACT_SYMLINK, &a))
 		a = result(symlinkat(target, p.dir, p.name) < 0 ? -errno : 0);
 	place_close(&p);
 	return a;
@@ -1745,7 +1760,7 @@ static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
 	v = judge_found(c->b, real, &st, &why);
 	if (v != LR_BROKER_OK) {
 		close(fd);
-		return refuse(c, "truncating", real, v, why);
+		return refuse(c, &ACT_TRUNCATE, real, v, why);
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	w = open(self, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -1897,9 +1912,8 @@ static bool xattr_allowed(const char *name)
 static struct answer change(struct call *c, int fd, enum change_kind kind, uint64_t a,
 			    uint64_t b, const struct xattr_change *x, bool byfd)
 {
-	static const char *const what[] = { "changing the mode of", "changing the owner of",
-					    "setting an attribute of",
-					    "removing an attribute of" };
+	static const struct act *const acts[] = { &ACT_CHMOD, &ACT_CHOWN, &ACT_SETXATTR,
+						  &ACT_RMXATTR };
 	char real[PATH_MAX], self[64];
 	enum lr_broker_verdict v;
 	const char *why;
@@ -1913,7 +1927,7 @@ static struct answer change(struct call *c, int fd, enum change_kind kind, uint6
 	}
 	v = judge_found(c->b, real, &st, &why);
 	if (v != LR_BROKER_OK)
-		return refuse(c, what[kind], real, v, why);
+		return refuse(c, acts[kind], real, v, why);
 	if (kind == CHANGE_MODE && ((mode & S_ISUID) || ((mode & S_ISGID) && !S_ISDIR(st.st_mode))))
 		return fail(EPERM); /* nothing made setuid, as anywhere */
 	if (kind == CHANGE_XATTR || kind == CHANGE_NO_XATTR) {
@@ -2089,7 +2103,7 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 		return fail(-r);
 	if (r < 0)
 		return cont(); /* not beneath a root: Landlock's */
-	if (!may_make(c, &p, "binding a socket to", &a)) {
+	if (!may_make(c, &p, &ACT_BIND, &a)) {
 		place_close(&p);
 		return a;
 	}
