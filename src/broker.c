@@ -6,7 +6,9 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,12 +542,18 @@ struct call {
 };
 
 /* What to answer. */
-enum answer_kind { CONTINUE, ERROR, VALUE, FD };
+enum answer_kind { CONTINUE, ERROR, VALUE, FD, LATER };
 struct answer {
 	enum answer_kind kind;
 	long value;		/* ERROR: the errno; VALUE: the result; FD: the descriptor */
 	bool cloexec;		/* FD */
 };
+
+/* Answered later, by the broker's loop (a FIFO's open that waits). */
+static struct answer later(void)
+{
+	return (struct answer){ LATER, 0, false };
+}
 
 static struct answer cont(void)
 {
@@ -695,6 +703,35 @@ static int reopen_beneath(const struct lr_broker_root *root, const char *real, i
 }
 
 /*
+ * The directory DIR from BASE, resolved as the kernel would for the command
+ * (symlinks followed, no magic links), and found beneath a brokered root by
+ * a walk from the root that follows no symlink: an O_PATH descriptor of it
+ * from there (*ROOT, REAL its canonical path of SIZE bytes, *REL within the
+ * root), or -errno (EXDEV: beneath no root).
+ */
+static int pin_dir(const struct lr_broker *b, int base, const char *dir,
+		   const struct lr_broker_root **root, char *real, size_t size, const char **rel)
+{
+	int seen = open2(base, dir, O_PATH | O_DIRECTORY, RESOLVE_NO_MAGICLINKS), fd, r;
+
+	if (seen < 0)
+		return seen;
+	r = fd_path(seen, real, size);
+	if (r == 0 && !(*root = root_of(b, real)))
+		r = -EXDEV;
+	if (r == 0) {
+		fd = reopen_beneath(*root, real, O_DIRECTORY, rel);
+		if (fd >= 0 && !same_inode(seen, fd)) {
+			close(fd);
+			fd = -EXDEV;
+		}
+		r = fd < 0 ? -EXDEV : fd;
+	}
+	close(seen);
+	return r;
+}
+
+/*
  * Resolve the parent of PATH from BASE as the kernel would for the command
  * (symlinks followed, no magic links), and find it beneath a brokered root
  * by a walk from the root that follows no symlink (a mount beneath
@@ -705,8 +742,8 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	size_t len = strlen(path);
+	const char *rel;
 	char *slash;
-	int parent, r;
 
 	p->dir = -1;
 	if (len == 0 || len >= sizeof(dir))
@@ -731,28 +768,17 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 	}
 	if (!p->name[0] || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0)
 		return -EINVAL;
-	parent = open2(base, dir, O_PATH | O_DIRECTORY, RESOLVE_NO_MAGICLINKS);
-	if (parent < 0)
-		return parent;
-	r = fd_path(parent, real, sizeof(real));
-	if (r == 0 && !(p->root = root_of(b, real)))
-		r = -EXDEV;
-	if (r == 0) {
-		const char *rel;
-
-		p->dir = reopen_beneath(p->root, real, O_DIRECTORY, &rel);
-		if (p->dir < 0 || !same_inode(parent, p->dir))
-			r = -EXDEV;
-		else if (snprintf(p->rel, sizeof(p->rel), "%s", rel) >= (int)sizeof(p->rel) ||
-			 snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
-				  strcmp(p->root->path, "/") ? p->root->path : "", *rel ? "/" : "",
-				  rel, p->name) >= (int)sizeof(p->path))
-			r = -ENAMETOOLONG;
-	}
-	close(parent);
-	if (r < 0)
+	p->dir = pin_dir(b, base, dir, &p->root, real, sizeof(real), &rel);
+	if (p->dir < 0)
+		return p->dir;
+	if (snprintf(p->rel, sizeof(p->rel), "%s", rel) >= (int)sizeof(p->rel) ||
+	    snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
+		     strcmp(p->root->path, "/") ? p->root->path : "", *rel ? "/" : "", rel,
+		     p->name) >= (int)sizeof(p->path)) {
 		place_close(p);
-	return r;
+		return -ENAMETOOLONG;
+	}
+	return 0;
 }
 
 /*
@@ -812,6 +838,7 @@ static const struct act
 	ACT_WRITE = { "writing", LR_DENIED_WRITE, false },
 	ACT_TRUNCATE = { "truncating", LR_DENIED_WRITE, false },
 	ACT_CREATE = { "creating", LR_DENIED_CREATE, false },
+	ACT_TMPFILE = { "making an unnamed file in", LR_DENIED_CREATE, false },
 	ACT_MAKE = { "making", LR_DENIED_CREATE, false },
 	ACT_MKDIR = { "making the directory", LR_DENIED_CREATE, true },
 	ACT_SYMLINK = { "making the symlink", LR_DENIED_CREATE, false },
@@ -1102,6 +1129,180 @@ static int opener_open(struct lr_broker *b, int base, const char *path, int flag
 	return fd >= 0 ? fd : -EPROTO;
 }
 
+/* ---------------------------------------------------------------- FIFOs */
+
+/*
+ * The open of a FIFO waits for its other end, and the broker never waits on
+ * the command's behalf: where it opens one (a FIFO beneath a root, or what
+ * the opener opened), an open that would wait is made by a thread of its
+ * own, and answered when done, while the broker serves the rest.  A call
+ * that is no longer valid (the thread interrupted, or dead) has its thread
+ * interrupted in turn (WAKE_SIGNAL), and what it opened closed.
+ */
+#define WAITERS 64
+#define WAITER_TICK_MS 100
+#define WAKE_SIGNAL SIGURG
+
+enum { WAITER_FREE, WAITER_WAITING, WAITER_DONE };
+
+struct waiter {
+	atomic_int state;
+	atomic_bool cancel;
+	__u64 id;		/* the notification */
+	int fd;			/* the FIFO to open again (the broker's) */
+	int flags;
+	bool cloexec;
+	int result;		/* the descriptor, or -errno */
+	pthread_t thread;
+};
+
+static struct waiter waiters[WAITERS];
+static int waiters_wake[2] = { -1, -1 };	/* a pipe: a waiter is done */
+static size_t waiters_busy;
+
+static void wake_handler(int sig)
+{
+	(void)sig; /* only to interrupt the open */
+}
+
+/* Before the loop: the pipe, and the signal that interrupts a waiter. */
+static int waiters_init(void)
+{
+	struct sigaction sa = { .sa_handler = wake_handler }; /* no SA_RESTART */
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, WAKE_SIGNAL);
+	if (pipe2(waiters_wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    sigaction(WAKE_SIGNAL, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	char self[64];
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, WAKE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", w->fd);
+	for (;;) {
+		if (atomic_load(&w->cancel)) {
+			fd = -EINTR;
+			break;
+		}
+		fd = open(self, w->flags | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 || errno != EINTR) {
+			fd = fd < 0 ? -errno : fd;
+			break;
+		}
+	}
+	w->result = fd;
+	atomic_store(&w->state, WAITER_DONE);
+	if (write(waiters_wake[1], "", 1) < 0) {
+		/* full: the loop's tick finds it done */
+	}
+	return NULL;
+}
+
+/*
+ * Open the FIFO FD (the broker's; taken) again with FLAGS for the call C:
+ * at once where that does not wait (O_NONBLOCK, O_RDWR, a writer whose
+ * reader is there), else by a waiter, answered later.
+ */
+static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
+{
+	int acc = (int)(flags & O_ACCMODE), oflags, r, fl;
+	char self[64];
+	struct waiter *w = NULL;
+	pthread_attr_t attr;
+
+	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_TRUNC));
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if ((flags & O_NONBLOCK) || acc == O_RDWR || acc == O_WRONLY) {
+		r = open(self, oflags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (r >= 0 || (flags & O_NONBLOCK) || acc == O_RDWR || errno != ENXIO) {
+			close(fd);
+			if (r < 0)
+				return fail(errno);
+			if (!(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
+				fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
+			return (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
+		}
+	}
+	/* it waits for its other end */
+	for (size_t i = 0; i < WAITERS && !w; i++)
+		if (atomic_load(&waiters[i].state) == WAITER_FREE)
+			w = &waiters[i];
+	if (!w || waiters_wake[0] < 0) {
+		close(fd);
+		return fail(ENFILE); /* too many at once */
+	}
+	w->id = c->req->id;
+	w->fd = fd;
+	w->flags = oflags;
+	w->cloexec = (flags & O_CLOEXEC) != 0;
+	w->result = -EINTR;
+	atomic_store(&w->cancel, false);
+	atomic_store(&w->state, WAITER_WAITING);
+	if (pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024) != 0 ||
+	    pthread_create(&w->thread, &attr, waiter_main, w) != 0) {
+		atomic_store(&w->state, WAITER_FREE);
+		close(fd);
+		return fail(ENFILE);
+	}
+	pthread_attr_destroy(&attr);
+	waiters_busy++;
+	return later();
+}
+
+static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct answer a);
+
+/* In the loop: answer the waiters done, interrupt those whose call is gone. */
+static void waiters_tend(struct lr_broker *b)
+{
+	char drain[64];
+
+	while (waiters_wake[0] >= 0 && read(waiters_wake[0], drain, sizeof(drain)) > 0)
+		;
+	for (size_t i = 0; i < WAITERS && waiters_busy; i++) {
+		struct waiter *w = &waiters[i];
+		int state = atomic_load(&w->state);
+		__u64 id = w->id;
+		bool valid;
+
+		if (state == WAITER_FREE)
+			continue;
+		valid = !atomic_load(&w->cancel) &&
+			ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+		if (state == WAITER_WAITING) {
+			if (!valid) {
+				atomic_store(&w->cancel, true);
+				pthread_kill(w->thread, WAKE_SIGNAL);
+			}
+			continue;
+		}
+		pthread_join(w->thread, NULL);
+		close(w->fd);
+		if (valid) {
+			struct seccomp_notif req = { .id = w->id };
+
+			respond(b, &req, w->result >= 0
+					 ? (struct answer){ FD, w->result, w->cloexec }
+					 : fail(-w->result));
+		} else if (w->result >= 0) {
+			close(w->result);
+		}
+		atomic_store(&w->state, WAITER_FREE);
+		waiters_busy--;
+	}
+}
+
 static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
 
 /* The thread group of TID (the process), from /proc/TID/status; 0 if gone. */
@@ -1383,11 +1584,11 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 			       uint64_t mode, bool write)
 {
 	char own[PATH_MAX + 32];
+	struct answer a;
+	struct stat st;
 	int fd;
 
 	if (!c->b->reads) {
-		struct stat st;
-
 		bool there = c->b->report > STDERR_FILENO && fstatat(base, path, &st, 0) == 0;
 
 		/* --report-denials: what Landlock denies there for sure (not
@@ -1412,7 +1613,12 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 		tell_opened(c, base, own, flags, -fd);
 		return fail(-fd);
 	}
-	return opened(c, fd, write, flags);
+	a = opened(c, fd, write, flags);
+	/* the opener never waits: a FIFO's reader that would, waits here */
+	if (a.kind == FD && !(flags & O_NONBLOCK) && (flags & O_ACCMODE) == O_RDONLY &&
+	    fstat((int)a.value, &st) == 0 && S_ISFIFO(st.st_mode))
+		a = fifo_open(c, (int)a.value, flags);
+	return a;
 }
 
 /* FD, opened for the command: handed over unless it is a secret (or, to
@@ -1444,6 +1650,66 @@ static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 	return (struct answer){ FD, fd, (flags & O_CLOEXEC) != 0 };
 }
 
+/* Did the broker make the file of ST unnamed (O_TMPFILE), and is it so
+ * still?  (An inode with no name that is not O_TMPFILE's cannot be linked.) */
+static bool made_unnamed(const struct lr_broker *b, const struct stat *st)
+{
+	size_t n = b->n_tmpfiles < LR_BROKER_TMPFILES ? b->n_tmpfiles : LR_BROKER_TMPFILES;
+
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (b->tmpfiles[i].dev == (uint64_t)st->st_dev &&
+		    b->tmpfiles[i].ino == (uint64_t)st->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * open(DIR, O_TMPFILE): where PATH (from BASE) is a directory beneath a
+ * root, the broker makes the unnamed file there itself and remembers it,
+ * for the linkat that names it (do_link); in a protected or secret
+ * directory, refused.  *MINE false: not the broker's.
+ */
+static struct answer tmpfile_in(struct call *c, int base, const char *path, uint64_t flags,
+				uint64_t mode, bool *mine)
+{
+	const struct lr_broker_root *root;
+	char real[PATH_MAX];
+	enum lr_broker_verdict v;
+	const char *rel, *why;
+	struct answer a;
+	struct stat st;
+	mode_t old;
+	int dir, fd;
+
+	dir = pin_dir(c->b, base, path, &root, real, sizeof(real), &rel);
+	if (!(*mine = dir >= 0))
+		return fail(-dir);
+	if (fstat(dir, &st) < 0) {
+		close(dir);
+		return fail(EACCES);
+	}
+	v = judge_found(c->b, real, &st, &why);
+	if (v != LR_BROKER_OK) {
+		close(dir);
+		return refuse(c, &ACT_TMPFILE, real, v, why);
+	}
+	old = umask(umask_of(c));
+	fd = openat(dir, ".", (int)(flags & ~(uint64_t)O_CLOEXEC) | O_NOCTTY | O_CLOEXEC,
+		    (mode_t)(mode & 07777));
+	a = fd < 0 ? fail(errno) : (struct answer){ FD, fd, (flags & O_CLOEXEC) != 0 };
+	umask(old);
+	close(dir);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		struct lr_broker_tmpfile *t = &c->b->tmpfiles[c->b->n_tmpfiles++ % LR_BROKER_TMPFILES];
+
+		t->dev = (uint64_t)st.st_dev;
+		t->ino = (uint64_t)st.st_ino;
+	}
+	return a;
+}
+
 static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t flags,
 			     uint64_t mode)
 {
@@ -1466,7 +1732,16 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		close(base);
 		return fail(ENOENT);
 	}
-	r = (flags & KERNEL_O_TMPFILE) ? -EXDEV : locate(c->b, base, path, &p);
+	if (flags & KERNEL_O_TMPFILE) {
+		bool mine;
+
+		a = tmpfile_in(c, base, path, flags, mode, &mine);
+		if (!mine)
+			a = elsewhere(c, base, path, flags, mode, write);
+		close(base);
+		return a;
+	}
+	r = locate(c->b, base, path, &p);
 	if (r < 0 && answered_here(r) && (flags & O_CREAT)) {
 		close(base);
 		return fail(-r);
@@ -1484,9 +1759,9 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 			close(base);
 			return fail(EEXIST);
 		}
-		/* directories, devices, FIFOs: the kernel's (a FIFO's open
-		 * would wait, here) */
-		if (!S_ISREG(st.st_mode)) {
+		/* directories, devices, sockets: the kernel's; and FIFOs where
+		 * Landlock decides (it does not where the broker opens all) */
+		if (!S_ISREG(st.st_mode) && !(S_ISFIFO(st.st_mode) && c->b->reads)) {
 			close(fd);
 			a = elsewhere(c, base, path, flags, mode, write);
 			close(base);
@@ -1506,6 +1781,8 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 			close(fd);
 			return fail(ENOTDIR);
 		}
+		if (S_ISFIFO(st.st_mode))
+			return fifo_open(c, fd, flags);
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		r = open(self, (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
 				       O_NOCTTY | O_CLOEXEC);
@@ -1684,18 +1961,87 @@ out:
 	return a;
 }
 
+static int command_fd(const struct call *c, int cfd);
+static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
+			struct stat *st);
+static int own_fd_link(const struct call *c, const char *path);
+
+/* linkat of the command's descriptor CFD (its /proc/self/fd link followed,
+ * or AT_EMPTY_PATH) to TO: a file beneath a root, judged as by its name,
+ * or an unnamed file the broker made (O_TMPFILE); any other, Landlock's
+ * (which makes no name beneath a root). */
+static struct answer link_fd(struct call *c, int cfd, struct place *to, bool empty)
+{
+	char real[PATH_MAX], self[64];
+	enum lr_broker_verdict v;
+	struct answer a;
+	const char *why;
+	struct stat st;
+	int fd = command_fd(c, cfd), r;
+
+	if (fd < 0)
+		return fd == -EBADF ? fail(EBADF) : cont();
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(EACCES);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		a = fail(EPERM);
+	} else if (beneath_root(c->b, fd, real, sizeof(real), &st) == 0) {
+		v = judge_found(c->b, real, &st, &why);
+		if (v != LR_BROKER_OK)
+			a = refuse(c, &ACT_LINK, real, v, why);
+		else
+			goto make;
+	} else if (made_unnamed(c->b, &st)) {
+		goto make;
+	} else {
+		a = cont();
+	}
+	close(fd);
+	return a;
+make:
+	if (may_make(c, to, &ACT_LINK_TO, &a)) {
+		/* AT_EMPTY_PATH as the kernel allows it the command: the broker
+		 * has its credentials and capabilities */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		r = empty ? linkat(fd, "", to->dir, to->name, AT_EMPTY_PATH)
+			  : linkat(AT_FDCWD, self, to->dir, to->name, AT_SYMLINK_FOLLOW);
+		a = result(r < 0 ? -errno : 0);
+	}
+	close(fd);
+	return a;
+}
+
 static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int newdir,
 			     uint64_t newaddr, uint64_t flags)
 {
-	char real[PATH_MAX], self[64];
+	char real[PATH_MAX], self[64], old[PATH_MAX];
 	struct place from, to;
 	struct answer a;
 	const char *why;
 	struct stat st;
-	int fd, r;
+	int fd, r, cfd = -1;
 
-	if (flags & ~(uint64_t)AT_SYMLINK_FOLLOW)
-		return cont(); /* AT_EMPTY_PATH: the kernel's */
+	if (flags & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return cont(); /* the kernel's EINVAL */
+	if ((r = read_string(c, oldaddr, old, sizeof(old))) < 0)
+		return r == -EFAULT ? fail(EFAULT) : cont();
+	/* by descriptor: AT_EMPTY_PATH, or the command's own /proc/self/fd/N
+	 * followed (how an O_TMPFILE file is named) */
+	if ((flags & AT_EMPTY_PATH) && !old[0])
+		cfd = olddir;
+	else if ((flags & AT_SYMLINK_FOLLOW) && (cfd = own_fd_link(c, old)) < 0)
+		cfd = -1;
+	if (cfd >= 0 || ((flags & AT_EMPTY_PATH) && !old[0])) {
+		if (cfd < 0)
+			return cont(); /* AT_FDCWD: the cwd, a directory (EPERM) */
+		if ((r = place_of(c, newdir, newaddr, &to)) != 0)
+			return r > 0 ? cont() : fail(-r);
+		a = link_fd(c, cfd, &to, !old[0]);
+		place_close(&to);
+		return a;
+	}
 	if ((r = place_of(c, olddir, oldaddr, &from)) != 0)
 		return r > 0 ? cont() : fail(-r);
 	fd = find(&from, !(flags & AT_SYMLINK_FOLLOW), real, sizeof(real), &st);
@@ -2240,6 +2586,8 @@ static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct
 {
 	struct seccomp_notif_resp resp = { .id = req->id };
 
+	if (a.kind == LATER)
+		return;
 	if (a.kind == FD) {
 		struct seccomp_notif_addfd add = {
 			.id = req->id,
@@ -2420,12 +2768,22 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 	close(sock);
 	if (b->listener < 0 && !child)
 		_exit(0); /* the command's process gave up before */
+	if (waiters_init() < 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: cannot wait for FIFOs: %s\n",
+			strerror(errno));
+		if (child)
+			kill(child, SIGKILL);
+		_exit(LR_EXIT_FAILURE);
+	}
 	for (;;) {
-		struct pollfd p[2] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+		struct pollfd p[3] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 },
+				       { waiters_wake[0], POLLIN, 0 } };
 		struct call c = { b, &req, -1 };
 		struct signalfd_siginfo si;
 
-		if (poll(p, 2, -1) < 0) {
+		if (waiters_busy)
+			waiters_tend(b);
+		if (poll(p, 3, waiters_busy ? WAITER_TICK_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			if (child)

@@ -82,6 +82,13 @@ struct lr_broker_told {
 /* What the broker remembers it told, not to tell it again. */
 #define LR_BROKER_TOLD_MAX 256
 
+/* The unnamed files (O_TMPFILE) it made that it remembers, for a linkat to
+ * name: the last ones made. */
+#define LR_BROKER_TMPFILES 256
+struct lr_broker_tmpfile {
+	uint64_t dev, ino;
+};
+
 /* A brokered directory: a writable grant, pinned. */
 struct lr_broker_root {
 	int fd;			/* O_PATH | O_DIRECTORY */
@@ -130,6 +137,8 @@ struct lr_broker {
 				 * (struct lr_broker_told) */
 	uint64_t told[LR_BROKER_TOLD_MAX];	/* hashes of what was told */
 	size_t n_told;
+	struct lr_broker_tmpfile tmpfiles[LR_BROKER_TMPFILES];	/* a ring */
+	size_t n_tmpfiles;	/* made so far */
 	bool quiet;		/* the next refusal is landrun's own witness's */
 	bool as_parent;		/* the broker is the command's parent (plan->broker_parent) */
 	bool supervised;	/* ... under landrun's supervisor, which signals every

@@ -272,8 +272,96 @@ t_shebang() {
 	rm -f "$P/.envrc"
 }
 
+# O_TMPFILE and linkat, as atomic saves do: the unnamed file made in a
+# carved directory is named there; named as a protected or secret name, it
+# is refused, and so is a second name for a secret by its O_PATH descriptor
+t_tmpfile() {
+	local D=("works: an O_TMPFILE file made at the root and linked by its /proc/self/fd link"
+		 "works: ... in a subdirectory, by AT_EMPTY_PATH where the kernel allows it"
+		 "refused: an O_TMPFILE file linked as .env.local, opencode.json or .git"
+		 "refused: an O_TMPFILE file made in .git"
+		 "refused: .env linked to another name by its O_PATH descriptor"
+		 "refused: a file outside the grant linked into the project by its descriptor"
+		 "control: a file of the project linked by its descriptor")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- "$TRY" tmpfile . saved
+	assert "${D[0]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/saved")" = tmpfile ]'
+	# AT_EMPTY_PATH: as the kernel answers the command outside (ENOENT
+	# without CAP_DAC_READ_SEARCH on some kernels), the same inside
+	local want=0
+	mkdir -p "$W/plain" && chmod 777 "$W/plain"
+	"$TRY" tmpfile "$W/plain" "$W/plain/x" empty || want=$?
+	lr -- "$TRY" tmpfile src src/saved-empty empty
+	assert "${D[1]} (outside: $want)" eval '[ "$RC" = "$want" ] &&
+		{ [ "$want" != 0 ] || [ "$(cat "$P/src/saved-empty")" = tmpfile ]; }'
+	local bad=0 n
+	for n in .env.local opencode.json src/.git src/.claude; do
+		lr -- "$TRY" tmpfile . "$n"
+		{ [ "$RC" = 13 ] && gone "$n" && err_has "refused linking to $P/$n"; } || bad=1
+	done
+	assert "${D[2]}" test "$bad" = 0
+	lr -- "$TRY" tmpfile .git x
+	assert "${D[3]}" eval '[ "$RC" = 13 ] && err_has "refused making an unnamed file in $P/.git"'
+	lr -- "$TRY" linkfd .env leak
+	assert "${D[4]}" eval '[ "$RC" = 13 ] && gone leak && err_has "refused linking $P/.env"'
+	echo outside >"$W/outside-file" && chmod 666 "$W/outside-file"
+	lr --ro "$W" -- "$TRY" linkfd "$W/outside-file" in
+	assert "${D[5]}" eval '[ "$RC" = 13 ] && gone in'
+	lr -- "$TRY" linkfd safe.txt safe2
+	assert "${D[6]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/safe2")" = SAFE ]'
+}
+
+# FIFOs in a carved directory: made (not as a protected name), and opened
+# as the kernel opens them, the broker never waiting for their other end
+t_fifo() {
+	local D=("works: mkfifo at the root"
+		 "refused: mkfifo of a secret name"
+		 "works: O_WRONLY|O_NONBLOCK of a FIFO with no reader is ENXIO, O_RDONLY|O_NONBLOCK and O_RDWR open"
+		 "works: a blocking read open waits for its writer, and the broker serves the others meanwhile"
+		 "works: a blocking write open waits for its reader"
+		 "works: a read open that waits, its thread killed, leaves no reader behind"
+		 "works: --timeout ends a command waiting in a FIFO's open")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- "$TRY" mkfifo ff
+	assert "${D[0]}" eval '[ "$RC" = 0 ] && [ -p "$P/ff" ]'
+	lr -- "$TRY" mkfifo .env.fifo
+	assert "${D[1]}" eval '[ "$RC" = 13 ] && gone .env.fifo && err_has "refused making $P/.env.fifo"'
+	chmod 666 "$P/ff"
+	local rcs=""
+	lr -- "$TRY" fifo ff wn; rcs="$rcs$RC "
+	lr -- "$TRY" fifo ff rn; rcs="$rcs$RC "
+	lr -- "$TRY" fifo ff rw; rcs="$rcs$RC"
+	assert "${D[2]} ($rcs)" test "$rcs" = "6 0 0"
+	# the reader waits in its open while the mark is made; then the
+	# writer, from outside, once the mark is there
+	rm -f "$P/mark"
+	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" -- "$TRY" fifo-wait ff mark) \
+		>"$W/fifo-out" 2>"$W/fifo-err" &
+	local pid=$! i
+	for i in $(seq 200); do [ -e "$P/mark" ] && break; sleep 0.05; done
+	[ -e "$P/mark" ] && timeout 10 sh -c 'echo hello >"$1"' sh "$P/ff"
+	wait "$pid"
+	assert "${D[3]}" eval '[ "$?" = 0 ] && grep -qx hello "$W/fifo-out"'
+	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" -- "$TRY" fifo ff w) \
+		>"$W/fifo-out" 2>"$W/fifo-err" &
+	pid=$!
+	timeout 10 cat "$P/ff" >"$W/fifo-read"
+	wait "$pid"
+	assert "${D[4]}" eval '[ "$?" = 0 ] && grep -qx fifo "$W/fifo-read"'
+	lr -- sh -c '"$1" -k 1 1 "$2" fifo ff r; i=0
+		while [ $i -lt 500 ]; do "$2" fifo ff wn; [ $? = 6 ] && exit 0; i=$((i+1)); done
+		exit 1' sh "$(command -v timeout)" "$TRY"
+	assert "${D[5]}" test "$RC" = 0
+	lr --timeout 1 -- "$TRY" fifo ff r
+	assert "${D[6]}" test "$RC" = 124
+}
+
 t_works
 t_refused
+t_tmpfile
+t_fifo
 t_shebang
 t_races
 t_after

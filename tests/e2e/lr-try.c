@@ -367,6 +367,129 @@ static int mkdirp_race(const char *dir, long rounds)
 	return mkdirp_failed ? 1 : 0;
 }
 
+/*
+ * tmpfile DIR NAME [empty]: an unnamed file made in DIR (O_TMPFILE), written,
+ * and linked to NAME, as atomic saves do: by its /proc/self/fd link
+ * (AT_SYMLINK_FOLLOW), or with "empty" by AT_EMPTY_PATH.
+ */
+static int op_tmpfile(const char *dir, const char *name, const char *how)
+{
+	char self[64];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644), r;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, "tmpfile\n", 8) != 8) {
+		r = errno;
+		close(fd);
+		return r;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (how && !strcmp(how, "empty"))
+		r = result(linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH));
+	else
+		r = result(linkat(AT_FDCWD, self, AT_FDCWD, name, AT_SYMLINK_FOLLOW));
+	close(fd);
+	return r;
+}
+
+/* linkfd PATH NAME: PATH opened O_PATH, and linked to NAME by its
+ * /proc/self/fd link (what Landlock does not check the open of). */
+static int op_linkfd(const char *path, const char *name)
+{
+	char self[64];
+	int fd = open(path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	r = result(linkat(AT_FDCWD, self, AT_FDCWD, name, AT_SYMLINK_FOLLOW));
+	close(fd);
+	return r;
+}
+
+/*
+ * fifo PATH r|w|rw|rn|wn: open the FIFO at PATH to read, write, both, or
+ * (n) with O_NONBLOCK; "r" then prints what it reads to the end, "w" writes
+ * "fifo\n".
+ */
+static int op_fifo(const char *path, const char *how)
+{
+	int flags = how[0] == 'r' ? (how[1] == 'w' ? O_RDWR : O_RDONLY) : O_WRONLY, fd, r = 0;
+	char buf[256];
+	ssize_t n;
+
+	if (strchr(how, 'n'))
+		flags |= O_NONBLOCK;
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (!strcmp(how, "r"))
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+				r = EIO;
+	if (!strcmp(how, "w") && write(fd, "fifo\n", 5) != 5)
+		r = errno;
+	close(fd);
+	return r;
+}
+
+/*
+ * fifo-wait FIFO MARK: a second thread opens FIFO to read (which waits for
+ * a writer); once it is in that call, MARK is made (an open the broker
+ * serves: it must not wait for the first); then what the FIFO gives, to its
+ * end, is printed.  0 if all worked.
+ */
+static const char *fifo_path;
+static int fifo_fd = -1, fifo_err;
+static volatile int fifo_tid;
+
+static void *fifo_reader(void *arg)
+{
+	(void)arg;
+	fifo_tid = (int)syscall(SYS_gettid);
+	fifo_fd = open(fifo_path, O_RDONLY | O_CLOEXEC);
+	fifo_err = fifo_fd < 0 ? errno : 0;
+	return NULL;
+}
+
+static int fifo_wait(const char *fifo, const char *mark)
+{
+	char path[64], line[64] = { 0 }, buf[256];
+	pthread_t t;
+	ssize_t n;
+	int fd, r;
+
+	fifo_path = fifo;
+	if (pthread_create(&t, NULL, fifo_reader, NULL) != 0)
+		return USAGE_ERROR;
+	/* until the reader is in its open (the syscall's number, first) */
+	for (;;) {
+		FILE *f;
+
+		if (!fifo_tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", fifo_tid);
+		if (!(f = fopen(path, "re")))
+			break; /* done already */
+		r = fgets(line, sizeof(line), f) != NULL;
+		fclose(f);
+		if (r && atol(line) == SYS_openat)
+			break;
+	}
+	fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	pthread_join(t, NULL);
+	if (fifo_err)
+		return fifo_err;
+	while ((n = read(fifo_fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return EIO;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -402,6 +525,8 @@ int main(int argc, char **argv)
 		return op_list(a);
 	if (!strcmp(op, "mkdir"))
 		return result(mkdir(a, 0755));
+	if (!strcmp(op, "mkfifo"))
+		return result(mknod(a, S_IFIFO | 0644, 0));
 	if (!strcmp(op, "unlink"))
 		return result(unlink(a));
 	if (!strcmp(op, "truncate"))
@@ -429,6 +554,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "rename"))
 		return result(rename(a, b));
+	if (!strcmp(op, "tmpfile"))
+		return op_tmpfile(a, b, argc > 4 ? argv[4] : NULL);
+	if (!strcmp(op, "linkfd"))
+		return op_linkfd(a, b);
+	if (!strcmp(op, "fifo"))
+		return op_fifo(a, b);
+	if (!strcmp(op, "fifo-wait"))
+		return fifo_wait(a, b);
 	if (!strcmp(op, "link"))
 		return result(link(a, b));
 	if (!strcmp(op, "symlink"))
@@ -439,7 +572,9 @@ int main(int argc, char **argv)
 		return mkdirp_race(a, strtol(b, NULL, 10));
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
-			"       lr-try rename|link|symlink A B\n"
+			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
+			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK\n"
+			"       lr-try tmpfile DIR NAME [empty]\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
