@@ -2589,6 +2589,7 @@ static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct
 	if (a.kind == LATER)
 		return;
 	if (a.kind == FD) {
+		int fl = fcntl((int)a.value, F_GETFL), newfd;
 		struct seccomp_notif_addfd add = {
 			.id = req->id,
 			.flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -2596,10 +2597,22 @@ static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct
 			.newfd_flags = a.cloexec ? O_CLOEXEC : 0,
 		};
 
-		/* ENOENT: the thread is gone, or was interrupted */
-		ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		/* ENOENT: the thread is gone, or was interrupted.  A file open
+		 * to write is closed here before the call returns: with SEND
+		 * the command could exec it first, and find it busy (ETXTBSY:
+		 * cc -o t && ./t).  (Interrupted in between, the command keeps
+		 * the descriptor it was given, unknown to it.) */
+		if (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY) {
+			ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+			close((int)a.value);
+			return;
+		}
+		add.flags = 0;
+		newfd = ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		close((int)a.value);
-		return;
+		if (newfd < 0)
+			return;
+		a = (struct answer){ VALUE, newfd, false };
 	}
 	if (a.kind == CONTINUE)
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
