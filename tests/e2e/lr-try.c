@@ -19,6 +19,10 @@
  * xattrs PATH (prints the names); mkfile PATH OCTAL creates a file with that
  * mode (umask 0).
  *
+ * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
+ * linkfd PATH NAME (an O_PATH descriptor linked), mkfifo PATH, fifo PATH
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below).
+ *
  * Linked statically: inside a sandbox it needs nothing but its own file.
  * Exit 100 means lr-try was used wrongly, never a test result.
  */
