@@ -1266,10 +1266,6 @@ static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct
 /* In the loop: answer the waiters done, interrupt those whose call is gone. */
 static void waiters_tend(struct lr_broker *b)
 {
-	char drain[64];
-
-	while (waiters_wake[0] >= 0 && read(waiters_wake[0], drain, sizeof(drain)) > 0)
-		;
 	for (size_t i = 0; i < WAITERS && waiters_busy; i++) {
 		struct waiter *w = &waiters[i];
 		int state = atomic_load(&w->state);
@@ -2802,6 +2798,14 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 			if (child)
 				kill(child, SIGKILL);
 			_exit(LR_EXIT_FAILURE);
+		}
+		/* (drained whether or not one is left to tend: the last may
+		 * have been joined before it wrote) */
+		if (p[2].revents) {
+			char drain[64];
+
+			while (read(waiters_wake[0], drain, sizeof(drain)) > 0)
+				;
 		}
 		if (p[1].revents & POLLIN) {
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
