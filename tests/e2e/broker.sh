@@ -364,10 +364,30 @@ t_fifo() {
 	assert "${D[6]}" test "$RC" = 124
 }
 
+# what an agent can try beyond paths: an O_PATH descriptor (whose open
+# Landlock does not check) read through its /proc/self/fd link, which the
+# broker opens for the command where /proc/self is granted
+t_descriptors() {
+	local D=("refused: .env read through the /proc/self/fd link of its O_PATH descriptor"
+		 "refused: a credential file of a --ro grant read so"
+		 "control: a file of that grant read so")
+	needs_broker "${D[@]}" || return
+	project
+	mkdir -p "$W/home/.ssh" "$W/home/docs" && printf '%s\n' "$SECRET" >"$W/home/.ssh/id_rsa" &&
+		echo doc >"$W/home/docs/a" && chmod -R a+rwX "$W/home" || exit 1
+	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read .env
+	assert "${D[0]}" eval '[ "$RC" = 13 ] && no_secret'
+	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read "$W/home/.ssh/id_rsa"
+	assert "${D[1]}" eval '[ "$RC" = 13 ] && no_secret'
+	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read "$W/home/docs/a"
+	assert "${D[2]}" test "$RC" = 0
+}
+
 t_works
 t_refused
 t_tmpfile
 t_fifo
+t_descriptors
 t_shebang
 t_races
 t_after

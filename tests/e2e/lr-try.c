@@ -20,7 +20,8 @@
  * mode (umask 0).
  *
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
- * linkfd PATH NAME (an O_PATH descriptor linked), mkfifo PATH, fifo PATH
+ * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
+ * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
  * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below).
  *
  * Linked statically: inside a sandbox it needs nothing but its own file.
@@ -412,6 +413,21 @@ static int op_linkfd(const char *path, const char *name)
 	return r;
 }
 
+/* opath-read PATH: PATH opened O_PATH (which Landlock does not check), then
+ * read through its /proc/self/fd link (to its end). */
+static int op_opath_read(const char *path)
+{
+	char self[64];
+	int fd = open(path, O_PATH | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	r = op_read(self);
+	close(fd);
+	return r;
+}
+
 /*
  * fifo PATH r|w|rw|rn|wn: open the FIFO at PATH to read, write, both, or
  * (n) with O_NONBLOCK; "r" then prints what it reads to the end, "w" writes
@@ -529,6 +545,8 @@ int main(int argc, char **argv)
 		return op_list(a);
 	if (!strcmp(op, "mkdir"))
 		return result(mkdir(a, 0755));
+	if (!strcmp(op, "opath-read"))
+		return op_opath_read(a);
 	if (!strcmp(op, "mkfifo"))
 		return result(mknod(a, S_IFIFO | 0644, 0));
 	if (!strcmp(op, "unlink"))
