@@ -501,7 +501,22 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 	return 0;
 }
 
+static int holes_check(const struct lr_broker *b, char *err, size_t errlen);
+
 int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen)
+{
+	int r = holes_check(b, err, errlen);
+
+	/* from now on, every refusal is told */
+	if (syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 2) != LR_BROKER_PING_ANSWER &&
+	    r == 0) {
+		snprintf(err, errlen, "the broker did not answer");
+		return -EPROTO;
+	}
+	return r;
+}
+
+static int holes_check(const struct lr_broker *b, char *err, size_t errlen)
 {
 	for (size_t i = 0; b->holes && i < b->holes->n; i++) {
 		const struct lr_hole *h = &b->holes->v[i];
@@ -2835,7 +2850,9 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 		 * its user switched, cannot be read from until it execs) */
 		if (req.data.nr == SYS_mkdirat && (int)req.data.args[0] == LR_BROKER_PING_DIRFD &&
 		    req.data.args[1] == 0) {
-			b->quiet = req.data.args[2] == 1;
+			if (req.data.args[2] == 2)
+				b->sealed = true;
+			b->quiet = !b->sealed && req.data.args[2] == 1;
 			respond(b, &req, (struct answer){ VALUE, LR_BROKER_PING_ANSWER, false });
 			continue;
 		}

@@ -43,8 +43,10 @@
 
 /* The witness: mkdirat(LR_BROKER_PING_DIRFD, NULL, 0) is answered with
  * LR_BROKER_PING_ANSWER by a broker, EBADF by the kernel; with mode 1, the
- * next refusal is not told (landrun's own witness of a secret).  (The
- * dirfd is seccomp.h's: the broker's filters send it.) */
+ * next refusal is not told (landrun's own witness of a secret); with mode
+ * 2, mode 1 is honoured no more (before the command runs: what it asks so
+ * would hide its refusals from the user).  (The dirfd is seccomp.h's: the
+ * broker's filters send it.) */
 #define LR_BROKER_PING_DIRFD (-0x4c52)
 #define LR_BROKER_PING_ANSWER 0x4c52
 
@@ -140,6 +142,7 @@ struct lr_broker {
 	struct lr_broker_tmpfile tmpfiles[LR_BROKER_TMPFILES];	/* a ring */
 	size_t n_tmpfiles;	/* made so far */
 	bool quiet;		/* the next refusal is landrun's own witness's */
+	bool sealed;		/* the command runs: no more quiet */
 	bool as_parent;		/* the broker is the command's parent (plan->broker_parent) */
 	bool supervised;	/* ... under landrun's supervisor, which signals every
 				 * process of the tree itself */
@@ -188,6 +191,7 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 /*
  * After lr_broker_hand_over: every secret the broker keeps out (brokered)
  * must be refused.  0; -EPERM with ERR naming the first that is not.
+ * Either way, the broker then tells every refusal (mode 2 above).
  */
 int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen);
 

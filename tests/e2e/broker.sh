@@ -369,6 +369,7 @@ t_fifo() {
 # broker opens for the command where /proc/self is granted
 t_descriptors() {
 	local D=("refused: .env read through the /proc/self/fd link of its O_PATH descriptor"
+		 "told: a refusal after the command asked the broker to keep the next one quiet"
 		 "refused: a credential file of a --ro grant read so"
 		 "control: a file of that grant read so")
 	needs_broker "${D[@]}" || return
@@ -378,9 +379,12 @@ t_descriptors() {
 	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read .env
 	assert "${D[0]}" eval '[ "$RC" = 13 ] && no_secret'
 	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read "$W/home/.ssh/id_rsa"
-	assert "${D[1]}" eval '[ "$RC" = 13 ] && no_secret'
+	assert "${D[2]}" eval '[ "$RC" = 13 ] && no_secret'
 	lr --ro "$W/home" --ro /proc/self -- "$TRY" opath-read "$W/home/docs/a"
-	assert "${D[2]}" test "$RC" = 0
+	assert "${D[3]}" test "$RC" = 0
+	# (landrun's own witness asks so, before the command runs)
+	lr -- sh -c '"$1" ping 1; "$1" create .env.quiet' sh "$TRY"
+	assert "${D[1]}" eval '[ "$RC" = 13 ] && gone .env.quiet && err_has "refused creating $P/.env.quiet"'
 }
 
 t_works

@@ -22,7 +22,8 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below).
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below); ping MODE (the
+ * broker's witness call, broker.h).
  *
  * Linked statically: inside a sandbox it needs nothing but its own file.
  * Exit 100 means lr-try was used wrongly, never a test result.
@@ -545,6 +546,8 @@ int main(int argc, char **argv)
 		return op_list(a);
 	if (!strcmp(op, "mkdir"))
 		return result(mkdir(a, 0755));
+	if (!strcmp(op, "ping")) /* ping MODE: the broker's witness (broker.h) */
+		return syscall(SYS_mkdirat, -0x4c52, NULL, atoi(a)) == 0x4c52 ? 0 : errno ? errno : 255;
 	if (!strcmp(op, "opath-read"))
 		return op_opath_read(a);
 	if (!strcmp(op, "mkfifo"))
