@@ -1713,7 +1713,9 @@ static struct answer tmpfile_in(struct call *c, int base, const char *path, uint
 	umask(old);
 	close(dir);
 	if (fd >= 0 && fstat(fd, &st) == 0) {
-		struct lr_broker_tmpfile *t = &c->b->tmpfiles[c->b->n_tmpfiles++ % LR_BROKER_TMPFILES];
+		struct lr_broker_tmpfile *t;
+
+		t = &c->b->tmpfiles[c->b->n_tmpfiles++ % LR_BROKER_TMPFILES];
 
 		t->dev = (uint64_t)st.st_dev;
 		t->ino = (uint64_t)st.st_ino;

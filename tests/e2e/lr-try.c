@@ -547,7 +547,8 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "mkdir"))
 		return result(mkdir(a, 0755));
 	if (!strcmp(op, "ping")) /* ping MODE: the broker's witness (broker.h) */
-		return syscall(SYS_mkdirat, -0x4c52, NULL, atoi(a)) == 0x4c52 ? 0 : errno ? errno : 255;
+		return syscall(SYS_mkdirat, -0x4c52, NULL, atoi(a)) == 0x4c52 ? 0
+									      : result(-1);
 	if (!strcmp(op, "opath-read"))
 		return op_opath_read(a);
 	if (!strcmp(op, "mkfifo"))
