@@ -247,6 +247,103 @@ e2e_reap() {
 }
 
 # ---------------------------------------------------------------------------
+# Waiting: for the state a check reads (a file, a process, a screen), never for
+# a fixed time.  Each wait polls every 0.05 s up to a generous deadline, so a
+# loaded machine is only slower, and on timeout says on stdout, as TAP
+# comments, what it saw instead.
+
+# The deadline of a wait, in seconds (LANDRUN_TEST_WAIT overrides it).
+WAIT_S=${LANDRUN_TEST_WAIT:-60}
+
+# wait_until SECONDS COMMAND...: until COMMAND succeeds; false after SECONDS
+# (quiet: the caller shows what it saw)
+wait_until() {
+	local end=$((${EPOCHREALTIME/./} + $1 * 1000000))
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# show_file FILE: its end, as TAP comments
+show_file() {
+	if [ -e "$1" ]; then
+		echo "#   $1 holds:"
+		tail -n 20 "$1" | sed 's/^/#   | /'
+	else
+		echo "#   $1 does not exist"
+	fi
+}
+
+# show_process PID: its state, as TAP comments
+show_process() {
+	if [ -r "/proc/$1/status" ]; then
+		echo "#   process $1: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+		grep -E '^(State|PPid|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt):' "/proc/$1/status" 2>/dev/null |
+			tr '\n\t' '  ' | sed 's/^/#   /'
+		echo " wchan=$(cat "/proc/$1/wchan" 2>/dev/null)"
+	else
+		echo "#   process $1 does not exist"
+	fi
+}
+
+# file_has FILE [REGEX]: FILE is not empty (and has a line matching REGEX)
+file_has() { [ -s "$1" ] && { [ -z "${2:-}" ] || grep -qE -- "$2" "$1"; }; }
+
+# wait_for_file FILE [REGEX [SECONDS]]: until FILE is not empty (and has a
+# line matching REGEX); on timeout shows the file
+wait_for_file() {
+	wait_until "${3:-$WAIT_S}" file_has "$1" "${2:-}" && return 0
+	echo "# waited ${3:-$WAIT_S} s for $1${2:+ to have a line matching $2}"
+	show_file "$1"
+	return 1
+}
+
+# ended PID: the process is gone, or a zombie (kill -0 still reaches those)
+ended() {
+	local s
+	s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -z "$s" ] || [ "$s" = Z ] || [ "$s" = X ]
+}
+
+# wait_for_exit PID [SECONDS]: until the process has ended; on timeout shows
+# its state
+wait_for_exit() {
+	wait_until "${2:-$WAIT_S}" ended "$1" && return 0
+	echo "# waited ${2:-$WAIT_S} s for process $1 to end"
+	show_process "$1"
+	return 1
+}
+
+# signal_taken PID SIG...: no SIG is pending for the process any more (it
+# was delivered, ignored, or read from a signalfd), or the process is gone
+signal_taken() {
+	local pid=$1 sig mask f
+	shift
+	ended "$pid" && return 0
+	for sig; do
+		[[ $sig == [0-9]* ]] || sig=$(kill -l "$sig") || return 1
+		mask=$((1 << (sig - 1)))
+		for f in SigPnd ShdPnd; do
+			(( 0x$(sed -n "s/^$f:[[:space:]]*//p" "/proc/$pid/status" 2>/dev/null || echo 0) \
+				& mask )) && return 1
+		done
+	done
+	return 0
+}
+
+# wait_for_screen NAME REGEX [SECONDS]: until the terminal NAME (what the
+# script's screen_of NAME captures) shows REGEX; on timeout shows the screen
+screen_shows() { screen_of "$1" | grep -qE -- "$2"; }	# NAME REGEX
+wait_for_screen() {
+	wait_until "${3:-$WAIT_S}" screen_shows "$1" "$2" && return 0
+	echo "# $1: no \"$2\" on the screen after ${3:-$WAIT_S} s; it shows:"
+	screen_of "$1" | grep -v '^ *$' | sed 's/^/#   | /'
+	return 1
+}
+
+# ---------------------------------------------------------------------------
 # Witnesses: servers outside the sandbox that append one line to $W/NAME.log
 # for each arrival.  The script defines poke NAME, which reaches NAME from
 # outside any sandbox (one line).  The attempt runs between mark and

@@ -52,41 +52,14 @@ cleanup_tmux() { tm kill-server 2>/dev/null; }
 trap 'cleanup_tmux; rm -rf "$TMP"' EXIT
 
 pane() { tm capture-pane -p -t "$1" 2>/dev/null; }
-# wait_file FILE SECONDS: until FILE exists and is not empty
-wait_file() {
-	local i
-	for i in $(seq 1 $(($2 * 10))); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+screen_of() { pane "$1"; }	# for wait_for_screen (lib.sh)
 
 # shell NAME: a fresh interactive bash in its own tmux session (its prompt is
 # "$ "), in the work directory
 shell() {
 	tm -f /dev/null new-session -d -s "$1" -x 150 -y 40 -c "$W" \
 		"env -i PATH=$PATH HOME=$HOME TERM=xterm PS1='\$ ' bash --norc --noprofile -i"
-	local i
-	# (a loaded machine may take seconds)
-	for i in $(seq 1 200); do
-		pane "$1" | grep -q '^\$' && return 0
-		sleep 0.1
-	done
-	echo "# the shell of $1 did not start"
-	return 1
-}
-
-# wait_pane NAME REGEX SECONDS: until NAME's screen shows REGEX
-wait_pane() {
-	local i
-	for i in $(seq 1 $(($3 * 10))); do
-		pane "$1" | grep -qE -- "$2" && return 0
-		sleep 0.1
-	done
-	echo "# $1: no \"$2\" on the screen after $3 s; it shows:"
-	pane "$1" | grep -v '^ *$' | sed 's/^/#   | /'
-	return 1
+	wait_for_screen "$1" '^\$' || { echo "# the shell of $1 did not start"; return 1; }
 }
 
 # runs NAME COMM: a process named COMM runs below NAME's shell
@@ -102,15 +75,14 @@ runs() {
 	return 1
 }
 
-# wait_runs NAME COMM SECONDS [not]: until COMM runs below NAME (or, with
-# "not", until it does not)
+# wait_runs NAME COMM [not]: until COMM runs below NAME (or, with "not",
+# until it does not)
+runs_not() { ! runs "$@"; }
 wait_runs() {
-	local i
-	for i in $(seq 1 $(($3 * 10))); do
-		if [ "${4:-}" = not ]; then runs "$1" "$2" || return 0; else runs "$1" "$2" && return 0; fi
-		sleep 0.1
-	done
-	echo "# $1: $2 ${4:+still }$([ "${4:-}" = not ] && echo runs || echo "does not run") after $3 s"
+	if [ "${3:-}" = not ]; then wait_until "$WAIT_S" runs_not "$1" "$2"; else
+		wait_until "$WAIT_S" runs "$1" "$2"; fi && return 0
+	echo "# $1: $2 ${3:+still }$([ "${3:-}" = not ] && echo runs || echo "does not run") after $WAIT_S s; the screen:"
+	pane "$1" | grep -v '^ *$' | sed 's/^/#   | /'
 	return 1
 }
 
@@ -119,27 +91,72 @@ type_line() {
 	tm send-keys -t "$1" -l "$2" && tm send-keys -t "$1" Enter
 }
 
+# The leftover of PID is in its last state: gone, stopped by job control,
+# its read failed, or blocked in read (sleeping, once its status is written:
+# it sleeps on nothing else then)
+settled() { # PID STATUS-FILE
+	local s
+	ended "$1" && return 0
+	s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	case $s in
+	T | t) return 0 ;;
+	S) [ -s "$2" ] ;;
+	*) grep -q '^read=' "$2" 2>/dev/null ;;
+	esac
+}
+
+# shell_has_fg PID: the terminal's foreground group is the shell's (PID's)
+shell_has_fg() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) && st=${st##*) } && set -- $1 $st &&
+		[ "${7:-}" = "$1" ]
+}
+
+# The line typed last has arrived: at the shell (its marker in FILE), or at
+# the leftover (its file grew beyond SIZE bytes); or it never will: the
+# leftover (PID, if any) has ended, leaving the foreground to another group
+# than the shell (SHELL)
+arrived() { # FILE MARKER THIEF SIZE PID SHELL
+	grep -qx -- "$2" "$1" 2>/dev/null || [ "$(size_of "$3")" -gt "$4" ] ||
+		{ [ -n "$5" ] && ended "$5" && ! shell_has_fg "$6"; }
+}
+size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
 # leftover NAME METHOD WRAP...: at a fresh shell, run WRAP... lr-tty leftover
 # METHOD (which exits at once, leaving its child behind); then type a
 # command line at the shell that writes a marker into $W/NAME.shell.  Sets
 # STOLEN (what the leftover read: $W/NAME), STATUS (how its escape and its
-# reads went) and SHELL_GOT.
+# reads went) and SHELL_GOT.  With LEFTOVER_ENDED=1 (--pty), the supervisor
+# ends the leftover with the command: it may write nothing.
 leftover() {
-	local name=$1 method=$2 line
+	local name=$1 method=$2 line pid= sh
 	shift 2
 	rm -f "$W/$name" "$W/$name".*
 	STOLEN="(the case did not run)" SHELL_GOT= STATUS=
 	shell "$name" || return 1
-	type_line "$name" "$* $LRTTY leftover $method $W/$name"
-	# its escape comes half a second after the command exited (with --pty,
-	# the supervisor has ended it by then: it writes nothing)
-	wait_file "$W/$name.status" "${LEFTOVER_WAIT:-5}"
-	sleep 0.3
+	sh=$(tm display -p -t "$name" '#{pane_pid}')
+	type_line "$name" "$* $LRTTY leftover $method $W/$name; echo \$? > $W/$name.done"
+	wait_for_file "$W/$name.done"
+	if [ -z "${LEFTOVER_ENDED:-}" ]; then
+		# its escape comes half a second after the command exited
+		wait_for_file "$W/$name.pid" && wait_for_file "$W/$name.status"
+	fi
+	[ -s "$W/$name.pid" ] && pid=$(cat "$W/$name.pid")
+	if [ -n "$pid" ] && ! wait_until "$WAIT_S" settled "$pid" "$W/$name.status"; then
+		echo "# $name: the leftover did not settle in $WAIT_S s"
+		show_process "$pid"
+		show_file "$W/$name.status"
+	fi
 	line="echo typed-at-the-shell-$name > $W/$name.shell"
 	type_line "$name" "$line"
-	sleep 1
+	wait_until "$WAIT_S" arrived "$W/$name.shell" "typed-at-the-shell-$name" "$W/$name" 0 "$pid" "$sh" ||
+		{ echo "# $name: the first line reached neither the shell nor the leftover"; show_file "$W/$name.shell"
+		  [ -n "$pid" ] && show_process "$pid"; show_process "$sh"; }
+	local size
+	size=$(size_of "$W/$name")
 	type_line "$name" "echo second-line-$name >> $W/$name.shell"
-	sleep 1
+	wait_until "$WAIT_S" arrived "$W/$name.shell" "second-line-$name" "$W/$name" "$size" "$pid" "$sh" ||
+		{ echo "# $name: the second line reached neither the shell nor the leftover"; show_file "$W/$name.shell"; }
 	STOLEN=$(cat "$W/$name" 2>/dev/null)
 	SHELL_GOT=$(cat "$W/$name.shell" 2>/dev/null)
 	STATUS=$(tr '\n' ' ' <"$W/$name.status" 2>/dev/null)
@@ -189,7 +206,7 @@ done
 # command, and the supervisor ends what it left.
 
 for method in spgrp setsid notty joinshell; do
-	LEFTOVER_WAIT=2 leftover "p-$method" "$method" "$LANDRUN" --pty --rox "$BIN" --rw "$W" --
+	LEFTOVER_ENDED=1 leftover "p-$method" "$method" "$LANDRUN" --pty --rox "$BIN" --rw "$W" --
 	echo "# landrun --pty $method: status: $STATUS; stolen: $(printf %q "$STOLEN")"
 	assert "landrun --pty: the $method leftover reads nothing typed at the shell" [ -z "$STOLEN" ]
 	assert "landrun --pty: the shell got both lines ($method)" \
@@ -202,10 +219,7 @@ done
 shell sctty
 type_line sctty "setsid -w $LRTTY sctty < \$(tty); echo outside=\$? > $W/sctty.out"
 type_line sctty "setsid -w $LANDRUN --on-unsupported=ignore --rox $BIN --rw /dev/ptmx,/dev/pts -- $LRTTY sctty < \$(tty); echo inside=\$? >> $W/sctty.out"
-wait_file "$W/sctty.out" 20 && for _ in $(seq 1 200); do
-	grep -q '^inside=' "$W/sctty.out" && break
-	sleep 0.1
-done
+wait_for_file "$W/sctty.out" '^inside='
 echo "# TIOCSCTTY: $(tr '\n' ' ' <"$W/sctty.out" 2>/dev/null)"
 tm kill-session -t sctty 2>/dev/null
 assert "control: outside landrun, a session leader takes a new pty as its terminal" \
@@ -219,18 +233,18 @@ BASH_LR=("$LANDRUN" --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/tty,/de
 	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
 shell bash
 type_line bash "${BASH_LR[*]}"
-wait_pane bash '^inside:' 20
+wait_for_screen bash '^inside:'
 type_line bash "echo ran-$((6 * 7))-inside > $W/bash.out"
 type_line bash "sleep 30"
-wait_runs bash sleep 20
+wait_runs bash sleep
 tm send-keys -t bash C-c
-wait_runs bash sleep 20 not
+wait_runs bash sleep not
 type_line bash "echo after-ctrl-c >> $W/bash.out; ls $W >> $W/bash.out"
 type_line bash "echo \$(echo sub) | tr a-z A-Z >> $W/bash.out"
 type_line bash "exit"
-wait_runs bash landrun 20 not && wait_runs bash bash 20 not
+wait_runs bash landrun not && wait_runs bash bash not
 type_line bash "echo outer-shell-back > $W/bash.back"
-wait_file "$W/bash.back" 5
+wait_for_file "$W/bash.back"
 SCREEN=$(pane bash)
 echo "# the bash under landrun printed:"
 grep -iE "job control|setpgid|tcsetpgrp|Operation not permitted" <<<"$SCREEN" | sed 's/^/#   /'
@@ -247,17 +261,19 @@ PTY_LR=("$LANDRUN" --pty --rox /usr,/bin,/lib,/lib64 --ro /etc --rw "$W",/dev/nu
 	--env PATH=/usr/bin:/bin --env TERM=xterm --env PS1=inside: -- bash --norc --noprofile -i)
 shell pbash
 type_line pbash "${PTY_LR[*]}"
-wait_pane pbash '^inside:' 20
+wait_for_screen pbash '^inside:'
 type_line pbash "tty > $W/pbash.tty; setsid -w true && echo setsid-ok > $W/pbash.setsid; sleep 30"
-wait_runs pbash sleep 20
+wait_runs pbash sleep
 tm send-keys -t pbash C-z
-wait_pane pbash 'Stopped' 20
+wait_for_screen pbash 'Stopped'
 type_line pbash "jobs > $W/pbash.jobs; kill -9 %1; exit"
 # bash may first say "There are stopped jobs" and stay: exit again
-runs_quietly() { wait_runs "$@" >/dev/null; }
-runs_quietly pbash landrun 5 not || { type_line pbash "exit"; wait_runs pbash landrun 20 not; }
+gone_or_warned() { runs_not pbash landrun || screen_shows pbash 'There are stopped jobs'; }
+wait_until "$WAIT_S" gone_or_warned
+runs pbash landrun && screen_shows pbash 'There are stopped jobs' && type_line pbash "exit"
+wait_runs pbash landrun not
 type_line pbash "echo outer-shell-back > $W/pbash.back"
-wait_file "$W/pbash.back" 5
+wait_for_file "$W/pbash.back"
 SCREEN=$(pane pbash)
 tm kill-session -t pbash 2>/dev/null
 assert "bash under --pty: its terminal is a new pty, not the shell's" \
@@ -290,9 +306,9 @@ stty -g > $W/rawkill.after
 EOF
 shell flood
 type_line flood "bash $W/flood.sh"
-wait_file "$W/rawkill.after" 60
+wait_for_file "$W/rawkill.after" "" 120
 type_line flood "echo typed-after-the-flood > $W/flood.typed"
-wait_file "$W/flood.typed" 10
+wait_for_file "$W/flood.typed"
 tm kill-session -t flood 2>/dev/null
 read -r FLOOD_RC FLOOD_MS <"$W/flood.end" 2>/dev/null
 assert "control: the terminal answers cursor-position queries (20 of 20)" \
@@ -336,7 +352,7 @@ EOF
 shell osc
 tm set -g set-clipboard on
 type_line osc "bash $W/osc.sh"
-wait_file "$W/osc.buffers" 30
+wait_for_file "$W/osc.buffers"
 tm kill-session -t osc 2>/dev/null
 diag() { # (from here on, a failed check shows these)
 	echo "#   buffers: $(tr '\n' ' ' <"$W/osc.buffers" 2>/dev/null)"
@@ -370,7 +386,7 @@ type_line explain "$LANDRUN --explain --pty --rox $BIN -- /bin/true > $W/explain
 type_line explain "setsid -w ${EXPLAIN[*]} < /dev/null > $W/explain.none 2>&1"
 type_line explain "setsid -w ${EXPLAIN[*]} < \$(tty) > $W/explain.foreign 2>&1"
 type_line explain "setsid -w $LANDRUN --on-unsupported=error --rox $BIN -- $LRTTY sctty < \$(tty) > $W/error.foreign 2>&1; echo \$? > $W/error.rc"
-wait_file "$W/error.rc" 5
+wait_for_file "$W/error.rc"
 tm kill-session -t explain 2>/dev/null
 assert "--explain in a terminal: tty.foreground by seccomp" \
 	grep -qE '^ *tty\.foreground +seccomp' "$W/explain.tty"
