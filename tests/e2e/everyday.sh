@@ -127,19 +127,11 @@ bash_started_clean() {
 	! screen | grep -v -e '^landrun: ' -e '^$' -e '[$#] *$' -e "$NO_JOBS" | grep -q .
 }
 
-# poll SECONDS COMMAND...: until COMMAND succeeds, every 0.1 s
-poll() {
-	local i n=$(($1 * 10))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+screen_of() { screen; }	# for wait_for_screen (lib.sh)
 
-# wait_screen REGEX: until the screen shows REGEX (20 s)
-wait_screen() { poll 20 screen_has "$1"; }
+# wait_screen REGEX: until the screen shows REGEX (lib.sh's deadline; on
+# timeout the screen is shown)
+wait_screen() { wait_for_screen tui "$1"; }
 
 # the private directory of the pane's landrun, from its environment, once it
 # has execed the command
@@ -158,32 +150,36 @@ tui_start() {
 	tm kill-session -t tui 2>/dev/null
 	tm new-session -d -s tui -x 100 -y 30 -c "$P" \
 		sh -c '"$@"; echo $? >"$0"' "$W/status" "$LANDRUN" "${AS_USER[@]}" -- "$@" &&
-		poll 10 private_of_pane
+		wait_until "$WAIT_S" private_of_pane
 }
 
-# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text;
-# then at least 0.3 s and until the screen has settled (two captures alike,
-# 0.1 s apart; 5 s at most): a loaded machine draws late
-tui_keys() {
-	local a b i
-	tm send-keys -t tui "$@"
-	sleep 0.3
-	a=$(screen)
-	for i in $(seq 50); do
-		sleep 0.1
-		b=$(screen)
-		[ "$a" = "$b" ] && return 0
-		a=$b
-	done
-}
+# tui_keys KEYS...: tmux key names (Enter, Escape) or, with -l, literal text
+# (the caller waits for what they should draw: a loaded machine draws late)
+tui_keys() { tm send-keys -t tui "$@"; }
 
-# tui_status: waits (20 s) for landrun -- COMMAND to end; RC is its status
+# tui_status: waits for landrun -- COMMAND to end; RC is its status
 tui_status() {
 	RC=timeout
-	poll 20 test -s "$W/status" && RC=$(cat "$W/status")
+	wait_for_file "$W/status" && RC=$(cat "$W/status")
 }
 
 # the screen, for a failure's diagnostics
+# vim_append LINE: in the vim of the pane, a LINE at the end, then :wq; each
+# key once vim has drawn what the one before did (an Escape followed too soon
+# by ':' would be read as Alt-:)
+vim_append() {
+	tui_keys G o
+	wait_screen '^-- INSERT --'
+	tui_keys -l "$1"
+	wait_screen "^$1\$"
+	tui_keys Escape
+	wait_until "$WAIT_S" screen_lacks '^-- INSERT --' ||
+		{ echo "# vim stays in insert mode after Escape"; tui_diag; }
+	tui_keys -l ':wq'
+	wait_screen '^:wq'
+	tui_keys Enter
+}
+
 tui_diag() {
 	echo "#   status $RC; the screen:"
 	screen | grep -v '^$' | sed 's/^/#   | /'
@@ -409,6 +405,7 @@ if tool tmux /usr/bin/tmux; then
 		assert "bash: starts with no error from a start-up file" bash_started_clean
 		assert "cost: bash has no job control (tty.foreground)" screen_has "$NO_JOBS"
 		tui_keys -l 'echo "home=$HOME"; echo "made in bash" >src/bash.txt; cat .env; echo "sum=$((6 * 7))"'
+		wait_screen 'echo "sum=\$\(\(6 \* 7\)\)"$'
 		tui_keys Enter
 		wait_screen '^sum=42'
 		assert "bash: commands run" screen_has '^sum=42$'
@@ -416,6 +413,7 @@ if tool tmux /usr/bin/tmux; then
 		assert "bash: cat .env is denied" screen_has '^cat: \.env: Permission denied$'
 		assert "bash: the secret is not on the screen" screen_lacks "$SECRET"
 		tui_keys -l exit
+		wait_screen '[$#] *exit$'
 		tui_keys Enter
 		tui_status
 		assert "bash: exits with 0" test "$RC" = 0
@@ -439,11 +437,7 @@ if tool tmux /usr/bin/tmux; then
 		tui_start vim src/notes.txt && wait_screen '"src/notes.txt"'
 		assert "vim: opens src/notes.txt with no message to confirm" \
 			screen_lacks 'Press ENTER|E[0-9]+:'
-		tui_keys G o
-		tui_keys -l 'added by vim'
-		tui_keys Escape
-		tui_keys -l ':wq'
-		tui_keys Enter
+		vim_append 'added by vim'
 		tui_status
 		assert "vim: :wq, status 0" test "$RC" = 0
 		outside "vim: the line is in src/notes.txt" \
@@ -454,11 +448,7 @@ if tool tmux /usr/bin/tmux; then
 		tui_start vim README.md && wait_screen '"README.md"'
 		assert "vim: opens README.md at the root with no message to confirm" \
 			screen_lacks 'Press ENTER|E[0-9]+:'
-		tui_keys G o
-		tui_keys -l 'vim at the root'
-		tui_keys Escape
-		tui_keys -l ':wq'
-		tui_keys Enter
+		vim_append 'vim at the root'
 		tui_status
 		assert "vim README.md: :wq, status 0" test "$RC" = 0
 		outside "vim: README.md was saved" \
