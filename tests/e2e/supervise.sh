@@ -60,9 +60,34 @@ until_ok() {
 children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
 has_child() { [ -n "$(children "$1")" ]; }
 # the first child of PID, once it has one
-child_of() { until_ok 5 has_child "$1" && set -- $(children "$1") && echo "$1"; }
+child_of() { until_ok "$WAIT_S" has_child "$1" && set -- $(children "$1") && echo "$1"; }
 # has_grandchild PID: its child has a child (the command is running)
 has_grandchild() { local c; for c in $(children "$1"); do has_child "$c" && return 0; done; return 1; }
+# quiet PID: the process sleeps with no signal pending: whatever it was sent
+# has been dealt with (ignored, or handled and back to waiting)
+quiet() {
+	grep -q '^State:.S' "/proc/$1/status" 2>/dev/null && [ -z "$(pending_of "$1")" ]
+}
+pending_of() { # PID: its pending signal masks, when any is not zero
+	sed -n 's/^\(SigPnd\|ShdPnd\):[[:space:]]*0*\([1-9a-f]\)/\1 \2/p' "/proc/$1/status" 2>/dev/null
+}
+# ignores PID SIG: the process's disposition of SIG is "ignore"
+ignores() {
+	local ign
+	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) && [ -n "$ign" ] &&
+		(( 0x$ign & (1 << ($(kill -l "$2") - 1)) ))
+}
+# runs_below PID ARGV...: a descendant of PID runs exactly ARGV
+runs_below() {
+	local pid=$1 c want
+	shift
+	want=$(printf '%s\n' "$@")
+	for c in $(children "$pid"); do
+		[ "$(tr '\0' '\n' <"/proc/$c/cmdline" 2>/dev/null)" = "$want" ] && return 0
+		runs_below "$c" "$@" && return 0
+	done
+	return 1
+}
 zombies() { # PID: how many of its children are zombies
 	local c n=0
 	for c in $(children "$1"); do
@@ -105,7 +130,7 @@ t_pid1_sigterm() {
 	local lp sp t0 t1
 	needs_pidns "${D[@]}" || return
 	bg "${PIDNS[@]}" "${LR[@]}" -- sleep 1000
-	lp=$(child_of "$BG") && until_ok 5 has_child "$lp"
+	lp=$(child_of "$BG") && until_ok "$WAIT_S" has_child "$lp"
 	t0=$(now_ms)
 	kill -TERM "$lp"
 	until_ok 2 eval '! kill -0 "$BG" 2>/dev/null'
@@ -120,8 +145,10 @@ t_pid1_sigterm() {
 	bg "${PIDNS[@]}" sleep 1000
 	sp=$(child_of "$BG")
 	kill -TERM "$sp"
-	sleep 0.5
-	if kill -0 "$sp" 2>/dev/null; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
+	# once the signal is dealt with (dropped: PID 1 has no handler), it sleeps on
+	wait_until "$WAIT_S" eval 'ended "$sp" || quiet "$sp"'
+	if kill -0 "$sp" 2>/dev/null && quiet "$sp"; then tap_ok "${D[1]}"
+	else tap_not_ok "${D[1]}"; show_process "$sp"; fi
 	kill -KILL "$sp" 2>/dev/null
 	fin
 }
@@ -145,15 +172,15 @@ t_pid1_zombies() {
 	needs_pidns "${D[@]}" || return
 	bg "${PIDNS[@]}" "${LR[@]}" --rw "$W" -- sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
-	until_ok 10 orphans_ended
-	until_ok 5 eval '[ "$(zombies "$lp")" = 0 ]'
+	until_ok "$WAIT_S" orphans_ended
+	until_ok "$WAIT_S" eval '[ "$(zombies "$lp")" = 0 ]'
 	n=$(orphans_ended && zombies "$lp")
 	kill -TERM "$lp"
 	fin
 	if [ "$n" = 0 ] && [ "$RC" = 143 ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $n zombies"; fi
 	bg "${PIDNS[@]}" sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
-	until_ok 5 eval '[ "$(zombies "$lp")" = 5 ]'
+	until_ok "$WAIT_S" eval '[ "$(zombies "$lp")" = 5 ]'
 	n=$(zombies "$lp")
 	kill -KILL "$lp"
 	fin
@@ -209,30 +236,36 @@ t_pid1_timeout() {
 
 # check_stop DESC PREFIX...: a SIGTERM to landrun (docker stop) when the
 # whole tree ignores it: killed after --timeout-grace 1.5, 137, and the audit
-# log ends with "cancelled"; the control: 0.3 s after the SIGTERM, before
-# the grace is over, the tree is still there (it does ignore SIGTERM)
+# log ends with "cancelled"; the control: once landrun has taken the SIGTERM
+# (and passed it on), before the grace is over, the tree is still there (it
+# does ignore SIGTERM)
 check_stop() {
-	local desc=$1 m1 m2 lp t0 t1 alive_after log=$W/stop.jsonl pre=() opt=()
+	local desc=$1 m1 m2 lp t0 t1 alive_after log=$W/stop.jsonl pre=() opt=() p tree1 tree2
 	m1=$(mark) m2=$(mark)
 	rm -f "$log"
 	if [ "$desc" = "pid 1" ]; then pre=("${PIDNS[@]}"); else opt=(--init); fi
 	bg "${pre[@]}" "${LR[@]}" "${opt[@]}" --audit-log "$log" --timeout-grace 1.5 -- \
 		sh -c "trap '' TERM; sleep $m1 & exec sleep $m2"
 	if [ -n "${pre[*]}" ]; then lp=$(child_of "$BG"); else lp=$BG; fi
-	if ! until_ok 5 eval 'alive $m1 && alive $m2'; then
+	if ! until_ok "$WAIT_S" eval 'alive $m1 && alive $m2'; then
 		kill -KILL "$BG"; fin; kill_marked $m1 $m2
 		tap_not_ok "$desc: the tree did not start ($(cat "$W/err"))"
 		return
 	fi
 	t0=$(now_ms)
 	kill -TERM "$lp"
-	sleep 0.3
-	alive $m1 && alive $m2 && kill -0 "$BG" 2>/dev/null && alive_after=1 || alive_after=
-	until_ok 5 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	wait_until "$WAIT_S" signal_taken "$lp" TERM || show_process "$lp"
+	# (one look at the tree: the grace runs)
+	tree1=$(marked $m1) tree2=$(marked $m2)
+	[ -n "$tree1" ] && [ -n "$tree2" ] && kill -0 "$BG" 2>/dev/null && alive_after=1 || alive_after=
+	for p in $tree1 $tree2; do
+		ended "$p" || ignores "$p" TERM || { alive_after=; show_process "$p"; }
+	done
+	until_ok "$WAIT_S" eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
 	t1=$(now_ms)
 	fin
-	if [ -n "$alive_after" ]; then tap_ok "control: $desc: the tree ignores SIGTERM (there 0.3 s after it)"
-	else tap_not_ok "control: $desc: the tree ignores SIGTERM (gone 0.3 s after it)"; fi
+	if [ -n "$alive_after" ]; then tap_ok "control: $desc: the tree ignores SIGTERM (there after it)"
+	else tap_not_ok "control: $desc: the tree ignores SIGTERM (gone after it)"; fi
 	if [ "$RC" = 137 ] && [ $((t1 - t0)) -ge 1400 ] && [ $((t1 - t0)) -lt 4000 ]; then
 		tap_ok "$desc: a stop kills the tree after --timeout-grace 1.5 -> 137 in $((t1 - t0)) ms"
 	else
@@ -309,9 +342,9 @@ t_forward() {
 	local sig
 	for sig in HUP INT QUIT USR1 USR2 WINCH TERM; do
 		bg "${LR[@]}" --init -- sh -c "trap 'exit 42' $sig; while :; do sleep 0.05; done"
-		until_ok 5 has_grandchild "$BG"
+		until_ok "$WAIT_S" has_grandchild "$BG"
 		kill -"$sig" "$BG"
-		until_ok 3 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+		until_ok "$WAIT_S" eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
 		fin
 		expect "--init: SIG$sig reaches the command (its trap exits 42)" 42
 	done
@@ -329,8 +362,8 @@ t_init_status() {
 t_init_zombies() {
 	local n
 	bg "${LR[@]}" --init --rw "$W" -- sh -c "$ORPHANS"
-	until_ok 10 orphans_ended
-	until_ok 5 eval '[ "$(zombies "$BG")" = 0 ]'
+	until_ok "$WAIT_S" orphans_ended
+	until_ok "$WAIT_S" eval '[ "$(zombies "$BG")" = 0 ]'
 	n=$(orphans_ended && zombies "$BG")
 	kill -TERM "$BG"
 	fin
@@ -363,23 +396,26 @@ t_left_behind() {
 t_die_with_parent() {
 	local D=("--die-with-parent: the tree ends when landrun's parent is killed"
 		 "control: without it, the command outlives the parent")
-	local m1 m2 p
+	local m1 m2 p sup
 	m1=$(mark) m2=$(mark)
 	bash -c '"$@" & wait' _ "${LR[@]}" --die-with-parent --audit-log "$AUD" -- \
 		sh -c "setsid sleep $m1 & exec sleep $m2" >"$W/out" 2>"$W/err" &
 	p=$!
-	until_ok 5 eval 'alive $m1 && alive $m2'
+	until_ok "$WAIT_S" eval 'alive $m1 && alive $m2'
 	kill -KILL $p
 	wait $p 2>/dev/null
-	if until_ok 2 eval 'gone $m1 && gone $m2'; then tap_ok "${D[0]}"
+	if until_ok "$WAIT_S" eval 'gone $m1 && gone $m2'; then tap_ok "${D[0]}"
 	else tap_not_ok "${D[0]}: left $(marked $m1) $(marked $m2)"; kill_marked $m1 $m2; fi
 	m2=$(mark)
 	bash -c '"$@" & wait' _ "${LR[@]}" --init -- sleep $m2 >"$W/out" 2>"$W/err" &
 	p=$!
-	until_ok 5 alive $m2
+	until_ok "$WAIT_S" alive $m2
+	sup=$(children $p)
 	kill -KILL $p
 	wait $p 2>/dev/null
-	sleep 0.3
+	# the supervisor, adopted, has dealt with whatever its parent's death
+	# sent it (nothing, without --die-with-parent)
+	wait_until "$WAIT_S" eval 'ended "$sup" || quiet "$sup"' || show_process "$sup"
 	if alive $m2; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
 	kill_marked $m2
 }
@@ -390,14 +426,14 @@ check_supervisor_killed() {
 	shift
 	m=$(mark)
 	bg "${LR[@]}" "$@" --init -- sleep $m
-	if ! until_ok 5 alive $m; then
+	if ! until_ok "$WAIT_S" alive $m; then
 		fin
 		tap_not_ok "$desc: the command did not start"
 		return
 	fi
 	kill -KILL "$BG"
 	fin
-	if until_ok 1 gone $m; then tap_ok "$desc: the command dies with its supervisor (SIGKILL)"
+	if until_ok "$WAIT_S" gone $m; then tap_ok "$desc: the command dies with its supervisor (SIGKILL)"
 	else tap_not_ok "$desc: the command outlived its supervisor"; kill_marked $m; fi
 }
 
@@ -416,9 +452,9 @@ t_user() {
 		return
 	fi
 	bg "${LR[@]}" --user 65534 --init -- sh -c "trap 'exit 42' TERM; while :; do sleep 0.05; done"
-	until_ok 5 has_grandchild "$BG"
+	until_ok "$WAIT_S" has_grandchild "$BG"
 	kill -TERM "$BG"
-	until_ok 3 eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+	until_ok "$WAIT_S" eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
 	fin
 	expect "$D" 42
 	EXTRA=(--user 65534)
@@ -486,7 +522,7 @@ t_audit_runs() {
 	run "${LR[@]}" --audit-log "$AUD" --timeout 0.3 -- sleep 5
 	expect "audit: a run that times out" 124
 	bg "${LR[@]}" --audit-log "$AUD" -- sleep 30
-	until_ok 5 has_child "$BG"
+	until_ok "$WAIT_S" has_child "$BG"
 	kill -TERM "$BG"
 	fin
 	expect "audit: a run ended by SIGTERM" 143
@@ -676,7 +712,7 @@ t_supervisor_limits() {
 	bg "${LR[@]}" --init --timeout 1 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
 		"prlimit --pid \$PPID --nofile=0:0 --fsize=1:1; echo prlimit=\$?; setsid sleep $m & sleep 30"
 	sup=$BG
-	until_ok 5 alive $m
+	until_ok "$WAIT_S" alive $m
 	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
 	fin
 	if grep -qx prlimit=1 "$W/out"; then tap_ok "${D[0]}"
@@ -693,7 +729,7 @@ t_supervisor_limits() {
 	bg "${LR[@]}" --init --timeout 2 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
 		"setsid sleep $m & sleep 30"
 	sup=$BG
-	until_ok 5 alive $m
+	until_ok "$WAIT_S" alive $m
 	prlimit --pid "$sup" --nofile=0: --fsize=1: 2>"$W/prlimit.err"
 	before=$(grep -E '^Max (open files|file size)' /proc/$sup/limits)
 	fin
@@ -711,7 +747,7 @@ t_confined() {
 	local sup
 	bg "${LR[@]}" --init -- sleep 30
 	sup=$BG
-	until_ok 5 has_child "$sup"
+	until_ok "$WAIT_S" has_child "$sup"
 	# the bounding set only matters, and can only be emptied, when root
 	grep -E "^(NoNewPrivs|Seccomp|CapEff|CapPrm|CapInh|CapAmb$([ "$(id -u)" = 0 ] && echo '|CapBnd')):" \
 		/proc/$sup/status >"$W/status"
@@ -736,7 +772,8 @@ t_no_secrets() {
 	bg env LR_CALLER_SECRET="$caller" "${LR[@]}" --env-file "$W/secrets.env" --env API_KEY \
 		--init -- sleep 30
 	sup=$BG
-	until_ok 5 has_child "$sup" && sleep 0.2
+	# the command has execed sleep, and the supervisor waits for it
+	until_ok "$WAIT_S" runs_below "$sup" sleep 30 && until_ok "$WAIT_S" quiet "$sup"
 	cmd=$(child_of "$sup")
 	cat >"$W/scan.py" <<'PY'
 import sys
@@ -797,10 +834,11 @@ PY
 		"${ep[@]}" sh -c "echo in >$W/ep/work/hello; echo out >$W/ep/escaped; exec sleep 1000") \
 		>"$W/out" 2>"$W/err" &
 	BG=$!
-	lp=$(child_of "$BG") && until_ok 5 eval '[ -e "$W/ep/work/hello" ]'
+	lp=$(child_of "$BG") && until_ok "$WAIT_S" eval '[ -e "$W/ep/work/hello" ]'
 	if [ -s "$W/ep/work/hello" ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}"; fi
 	if [ ! -e "$W/ep/escaped" ]; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
-	sleep 0.2
+	# the command has execed sleep 1000, and landrun waits for it
+	until_ok "$WAIT_S" runs_below "$lp" sleep 1000 && until_ok "$WAIT_S" quiet "$lp"
 	t0=$(now_ms)
 	kill -TERM "$lp"
 	until_ok 2 eval '! kill -0 "$BG" 2>/dev/null'
@@ -832,7 +870,7 @@ pid, fd = pty.fork()
 if pid == 0:
     os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
 seen = ""
-def wait_for(text, seconds=5):
+def wait_for(text, seconds=60):
     """Read until TEXT appears after what was seen so far; True if it did."""
     global seen
     start, end = len(seen), time.time() + seconds
@@ -845,34 +883,87 @@ def wait_for(text, seconds=5):
     return text in seen[start:]
 def say(text):
     os.write(fd, text.encode())
+def stat(p):
+    """state, pgrp and the terminal's foreground group of process P"""
+    with open(f"/proc/{p}/stat") as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return rest[0], int(rest[2]), int(rest[5])
+def job_has_terminal():
+    """The terminal's foreground group is a job's, and none of it is stopped."""
+    try:
+        tpgid = stat(pid)[2]
+        if tpgid in (pid, -1):
+            return False
+        states = []
+        for p in os.listdir("/proc"):
+            if p.isdigit():
+                try:
+                    st, pg, _ = stat(p)
+                except OSError:
+                    continue
+                if pg == tpgid:
+                    states.append(st)
+        return bool(states) and not any(st in "Tt" for st in states)
+    except OSError:
+        return False
+def until(cond, what, seconds=60):
+    """Poll COND (the deadline generous: a loaded machine is slow)."""
+    end = time.time() + seconds
+    while time.time() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    print(f"waited {seconds} s for {what}; the terminal shows:\n{seen[-1500:]}", file=sys.stderr)
+    return False
 landrun = " ".join(sys.argv[1:]) + " --init -- "
-wait_for("$ ", 3) or wait_for("# ", 1)
+prompt = "# " if os.geteuid() == 0 else "$ "
+wait_for(prompt)
+def in_order(m, *texts):
+    """TEXTS, in this order, in what was seen after index M"""
+    for t in texts:
+        i = seen.find(t, m)
+        if i < 0:
+            return False
+        m = i + len(t)
+    return True
+def pump():
+    """read what the terminal has (0.05 s at most)"""
+    wait_for("\0", 0.05)
+def shell_has_terminal(m):
+    """bash has the terminal again, and has drawn its prompt after index M"""
+    pump()
+    return stat(pid)[2] == pid and in_order(m, prompt)
 # the terminal echoes what is typed: the markers are split in the command
 # (and no shell loop: dash's vfork child can stop before its parent may)
 say(landrun + "sh -c 'echo RE\"\"ADY; exec sleep 30'\n")
-ok = wait_for("READY")
+ok = wait_for("READY", 60)
+m = len(seen)
 say("\x1a")
-stopped = ok and wait_for("Stopped")
+# each key once what the one before did is done: the job has stopped and
+# bash has drawn its prompt, the job has the terminal (the ^C is for it),
+# then bash has it back (input typed before would be flushed by the ^C)
+stopped = ok and until(lambda: pump() or in_order(m, "Stopped", prompt), "^Z to stop the job")
 say("fg\n")
-time.sleep(0.3)
+until(job_has_terminal, "fg to give the job the terminal")
+m = len(seen)
 say("\x03")
-time.sleep(0.3)
+until(lambda: shell_has_terminal(m), "bash to take the terminal back after ^C")
 say("echo status=$?\n")
-ended = stopped and wait_for("status=130")
+ended = stopped and wait_for("status=130", 60)
 say(landrun + "sh -c 'echo RE\"\"ADY; read x; echo got $x; exit 5' &\n")
-wait_for("READY")
+wait_for("READY", 60)
 bg = False
-for _ in range(10):  # until the read from the background has stopped it
+for _ in range(120):  # until the read from the background has stopped it (60 s)
     say("jobs\n")
     if wait_for("Stopped", 0.5):
         bg = True
         break
 say("fg\n")
-time.sleep(0.3)
+until(job_has_terminal, "fg to give the background job the terminal")
 say("hello\n")
-bg = bg and wait_for("got hello")
+bg = bg and wait_for("got hello", 60)
 say("echo status=$?\n")
-bg = bg and wait_for("status=5")
+bg = bg and wait_for("status=5", 60)
 say("exit\n")
 print("stopped" if stopped else "-", "ended" if ended else "-", "bg" if bg else "-")
 if not (stopped and ended and bg):
