@@ -27,7 +27,7 @@ echo '[]' >"$W/script.json"
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
 	--port-file "$W/port" --lifetime 240 2>"$W/server.err" &
 SERVER=$!
-lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
+lr_wait_file "$W/port" "$LR_WAIT" || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
 H=$W/home P=$W/proj
 # The user's own ~/.codex and ~/.claude, which the profiles must leave alone,

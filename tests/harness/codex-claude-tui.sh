@@ -45,7 +45,7 @@ echo '[]' >"$W/script.json"		# no tool calls: the model answers with text
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
 	--port-file "$W/port" --lifetime 300 &
 SERVER=$!
-lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
+lr_wait_file "$W/port" "$LR_WAIT" || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
 LOG=$W/requests.jsonl
 
@@ -82,7 +82,7 @@ drive() {
 	local name=$1 label=$2 trust=$3 prompt=$4 t tmp st msg="hello from the landrun $1 test"
 	shift 4
 	t=$(date +%s.%N)
-	if lr_wait_screen "$name" "$trust" 60; then
+	if lr_wait_screen "$name" "$trust" "$LR_WAIT"; then
 		ok "$label: the TUI draws its folder-trust screen ($(lr_since "$t") s)"
 	else
 		not_ok "$label: the TUI draws its folder-trust screen" "$(lr_screen_text "$name")" \
@@ -90,7 +90,7 @@ drive() {
 	fi
 	tmp=$(lr_tui_tmpdir "$name")
 	lr_tmux send-keys -t "$name" Enter
-	if lr_wait_screen "$name" "$prompt" 30; then
+	if lr_wait_screen "$name" "$prompt" "$LR_WAIT"; then
 		ok "$label: Enter accepts it and the prompt is drawn"
 	else
 		not_ok "$label: Enter accepts it and the prompt is drawn" "$(lr_screen_text "$name")" \
@@ -100,7 +100,7 @@ drive() {
 		not_ok "$label: the typed message is drawn in the prompt" "$(lr_screen_text "$name")"
 	lr_tmux send-keys -t "$name" Enter
 	t=$(date +%s.%N)
-	if lr_wait_screen "$name" "All scripted steps are done." 60 && grep -qF "$msg" "$LOG"; then
+	if lr_wait_screen "$name" "All scripted steps are done." "$LR_WAIT" && grep -qF "$msg" "$LOG"; then
 		ok "$label: a typed message reaches the model and its answer is drawn ($(lr_since "$t") s)"
 	else
 		not_ok "$label: a typed message reaches the model and its answer is drawn" \
@@ -111,10 +111,10 @@ drive() {
 	for key in "$@"; do
 		lr_screen "$name" | grep -q LANDRUN-TUI-EXITED && break
 		lr_tmux send-keys -t "$name" "$key"
-		[ "$key" = "${@: -1}" ] || lr_wait_screen "$name" "again to exit" 3
+		[ "$key" = "${@: -1}" ] || lr_wait_screen "$name" "again to exit" "$LR_WAIT"
 	done
 	# (landrun ends what the TUI left, SIGKILL after a 10 s grace)
-	st=$(lr_tui_status "$name" 60)
+	st=$(lr_tui_status "$name" "$LR_WAIT")
 	if [ "$st" = 0 ]; then ok "$label: Ctrl+C quits it, exit 0"; else
 		not_ok "$label: Ctrl+C quits it, exit 0 (${st:-still running})" \
 			"$(lr_screen_text "$name")" "$(tail -n 20 "$W/$name.stderr")" \

@@ -280,6 +280,13 @@ lr_private_tmp() {
 	sed -n 's|^TMPDIR=\(/tmp/landrun\.[0-9]*\.[A-Za-z0-9]\{6\}\)/tmp$|\1|p' | head -n 1
 }
 
+# ---------------------------------------------------------------- waiting
+
+# The deadline of a wait for a state (a file, a screen), in seconds: generous,
+# so that a loaded machine is only slower (LANDRUN_TEST_WAIT overrides it).
+# The harnesses' own start-up waits (90 s) stay longer.
+LR_WAIT=${LANDRUN_TEST_WAIT:-60}
+
 # ---------------------------------------------------------------- tool results
 
 LR_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -345,13 +352,13 @@ lr_wait_screen() {
 
 # lr_type_text NAME TEXT: type TEXT (no Enter) into NAME's TUI and wait until
 # it is drawn (a TUI that was not reading input yet gets it once more after
-# 10 seconds); fails when it never appears (30 s).
+# 10 seconds); fails when it never appears (LR_WAIT more).
 lr_type_text() {
 	lr_tmux send-keys -t "$1" -l "$2"
 	lr_wait_screen "$1" "$2" 10 && return 0
 	lr_screen "$1" | grep -q LANDRUN-TUI-EXITED && return 1
 	lr_tmux send-keys -t "$1" -l "$2"
-	lr_wait_screen "$1" "$2" 20
+	lr_wait_screen "$1" "$2" "$LR_WAIT"
 }
 
 # The exit status of NAME's command, once it has exited (waits up to SECONDS).
@@ -376,12 +383,14 @@ lr_tui_tmpdir() { # NAME
 	return 1
 }
 
-# Wait until FILE exists and is not empty (at most SECONDS).
+# Wait until FILE exists and is not empty (at most SECONDS); on timeout,
+# say what is there.
 lr_wait_file() { # FILE SECONDS
 	local i
 	for i in $(seq 1 $((${2} * 10))); do
 		[ -s "$1" ] && return 0
 		sleep 0.1
 	done
+	echo "# waited $2 s for $1: $(ls -l "$1" 2>&1)"
 	return 1
 }

@@ -85,7 +85,7 @@ CANARY_FILE=$W/canary
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
 	--port-file "$W/port" --canary-file "$CANARY_FILE" --lifetime 300 &
 SERVER=$!
-lr_wait_file "$W/port" 10 && lr_wait_file "$CANARY_FILE" 10 ||
+lr_wait_file "$W/port" "$LR_WAIT" && lr_wait_file "$CANARY_FILE" "$LR_WAIT" ||
 	{ echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port") CANARY=$(cat "$CANARY_FILE")
 echo "# fake model on 127.0.0.1:$PORT, canary on 127.0.0.1:$CANARY, outside address ${OUT_IP:-none} (reachable from outside: $OUT_OK)"
@@ -205,7 +205,7 @@ else
 fi
 # ...and the canary does record a connection from outside (positive control)
 bash -c "exec 3<>/dev/tcp/127.0.0.1/$CANARY" 2>/dev/null
-lr_wait_file "$CANARY_FILE.hits" 5
+lr_wait_file "$CANARY_FILE.hits" "$LR_WAIT"
 check "the canary records a connection made outside the sandbox (control)" \
 	test -s "$CANARY_FILE.hits"
 # 9, 10, 11: writes outside the grants

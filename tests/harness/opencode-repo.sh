@@ -106,7 +106,7 @@ git_state >"$W/git.before"
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
 	--port-file "$W/port" --lifetime 300 &
 SERVER=$!
-lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
+lr_wait_file "$W/port" "$LR_WAIT" || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
 
 # One tool call per step, relative paths as an agent gives them (the read,

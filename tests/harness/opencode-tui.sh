@@ -39,7 +39,7 @@ echo '[]' >"$W/script.json"		# no tool calls: the model answers with text
 python3 "$HERE/fake_model.py" --script "$W/script.json" --log "$W/requests.jsonl" \
 	--port-file "$W/port" --lifetime 300 &
 SERVER=$!
-lr_wait_file "$W/port" 10 || { echo "Bail out! the fake model server did not start"; exit 1; }
+lr_wait_file "$W/port" "$LR_WAIT" || { echo "Bail out! the fake model server did not start"; exit 1; }
 PORT=$(cat "$W/port")
 lr_opencode_config "$H" "$PORT"
 
@@ -79,7 +79,7 @@ else
 	ok "the TUI is still running"
 fi
 lr_tmux send-keys -t tui C-c
-st=$(lr_tui_status tui 20)
+st=$(lr_tui_status tui "$LR_WAIT")
 if [ "$st" = 0 ]; then ok "Ctrl+C quits it, exit 0"; else
 	not_ok "Ctrl+C quits it, exit 0 (${st:-still running})" "$(lr_screen_text tui)" \
 		"$(tail -n 20 "$W/tui.stderr")"
