@@ -289,7 +289,7 @@ t_tracer() {
 children() { cat /proc/"$1"/task/*/children 2>/dev/null; }
 # processes running exactly "sleep MARK"
 marked() { pgrep -xf "sleep $1" | tr '\n' ' '; }
-wait_for() { local n=250; while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.02; n=$((n - 1)); done; return 1; }
+wait_for() { wait_until "$WAIT_S" "$@"; }
 
 # The tracer's death takes every traced process with it (PTRACE_O_EXITKILL),
 # the daemon the command started too; a plain supervisor's takes the
@@ -304,7 +304,10 @@ t_exitkill() {
 		wait_for eval '[ -n "$(marked $m1)" ] && [ -n "$(marked $m2)" ]'
 		kill -KILL "$sup"
 		wait "$sup" 2>/dev/null
-		sleep 0.5
+		# the command goes in both cases (its parent-death signal); then, with
+		# the tracer, what it started
+		wait_for eval '[ -z "$(marked $m2)" ]' || echo "# the command (sleep $m2) outlived its supervisor"
+		[ $i = 0 ] && wait_for eval '[ -z "$(marked $m1)" ]'
 		left=$(marked $m1)
 		kill -KILL $left $(marked $m2) 2>/dev/null
 		if [ $i = 0 ] && [ -z "$left" ]; then
@@ -358,6 +361,12 @@ PY
 
 # The kernel's own records of Landlock denials (ABI 7+, audit enabled, root
 # to read them).  Not changed here: whether the kernel audits is the system's.
+# audit_logged PATH: the kernel's log holds Landlock's record of a denied PATH
+audit_logged() {
+	dmesg 2>/dev/null | grep -q "type=1423.*path=\"$1\"" ||
+		journalctl -q -k --since -1min 2>/dev/null | grep -q "path=\"$1\""
+}
+
 t_landlock_audit() {
 	local D="--landlock-audit: the kernel records the command's Landlock denial" mark
 	if [ "$ABI" -lt 7 ]; then
@@ -382,9 +391,7 @@ PY
 	mark=$T/llaudit-$RANDOM$RANDOM
 	echo x >"$mark"
 	lr --landlock-audit -- "$TRY" read "$mark"
-	sleep 0.5
-	if dmesg 2>/dev/null | grep -q "type=1423.*path=\"$mark\"" ||
-		journalctl -q -k --since -1min 2>/dev/null | grep -q "path=\"$mark\""; then
+	if wait_for audit_logged "$mark"; then
 		tap_ok "$D"
 	else
 		tap_not_ok "$D"

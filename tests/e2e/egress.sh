@@ -232,10 +232,7 @@ time.sleep(life)
 EOF
 "$PYTHON" "$W/upstream.py" "$W" 300 >"$W/upstream.out" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 100); do
-	[ -e "$W/ready" ] && break
-	sleep 0.05
-done
+wait_until "$WAIT_S" test -e "$W/ready"
 [ -e "$W/ready" ] || { echo "Bail out! the servers did not start: $(cat "$W/upstream.out")"; exit 1; }
 eval "$(cat "$W/ready")"
 echo "# servers up; the host's loopback: forwarded $FWD, other $OTHER; IPv6: ${LR_EGRESS_V6:-no}"
@@ -680,17 +677,17 @@ assert "--audit-log: ... capped: one capped record, under 1.1 MB, then completed
 	eval 'grep -q " capped 1 " "$W/out" && [ "$(stat -c %s "$AUD")" -lt 1150000 ]'
 
 # helper_of PID: HELPER, the landrun-egress of the landrun PID (its pidfd,
-# fd 4, is of that pid), once it is there (3 s at most), or empty
-helper_of() {
+# fd 4, is of that pid), once it is there (lib.sh's WAIT_S at most), or empty
+helper_found() {
 	local p
-	HELPER=
-	for _ in $(seq 60); do
-		for p in $(pgrep -x landrun-egress); do
-			grep -qx "Pid:[[:space:]]*$1" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
-		done
-		[ -n "$HELPER" ] && return
-		sleep 0.05
+	for p in $(pgrep -x landrun-egress); do
+		grep -qx "Pid:[[:space:]]*$1" "/proc/$p/fdinfo/4" 2>/dev/null && HELPER=$p
 	done
+	[ -n "$HELPER" ]
+}
+helper_of() {
+	HELPER=
+	wait_until "$WAIT_S" helper_found "$1" || echo "# no landrun-egress of process $1 after $WAIT_S s"
 }
 
 SECRET=egress-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
@@ -745,9 +742,10 @@ with open("/proc/%s/maps" % pid) as maps, open("/proc/%s/mem" % pid, "rb", 0) as
         found |= {n for n in needles if n in data}
 print(" ".join(sorted(n.decode() for n in found)) or "none")
 EOF
-		env LR_CONTROL="$SECRET-env" /bin/sleep 3 &
+		env LR_CONTROL="$SECRET-env" /bin/sleep 60 &
 		CONTROL=$!
-		sleep 0.2
+		# (once env has execed sleep, with the secret in its environment)
+		wait_until "$WAIT_S" eval '[ "$(cat /proc/$CONTROL/comm 2>/dev/null)" = sleep ]'
 		run "$PYTHON" "$W/scan.py" "$CONTROL" "$SECRET-env"
 		assert "control: the memory scan finds a secret in a process's environment" \
 			out_has "$SECRET-env"
@@ -764,13 +762,7 @@ RC=$?
 expect "the command (sleep 4) ends" 0
 if [ -n "$HELPER" ]; then
 	gone=no
-	for _ in $(seq 40); do
-		if [ ! -d "/proc/$HELPER" ] || grep -q '^State:[[:space:]]*Z' "/proc/$HELPER/status" 2>/dev/null; then
-			gone=yes
-			break
-		fi
-		sleep 0.05
-	done
+	wait_for_exit "$HELPER" && gone=yes
 	if [ $gone = yes ]; then tap_ok "the helper ends with the command"; else
 		tap_not_ok "the helper ends with the command"
 	fi
@@ -782,14 +774,7 @@ helper_of "$LRPID"
 kill -9 "$LRPID"
 wait "$LRPID" 2>/dev/null
 gone=no
-for _ in $(seq 40); do
-	if [ -n "$HELPER" ] && { [ ! -d "/proc/$HELPER" ] ||
-		grep -q '^State:[[:space:]]*Z' "/proc/$HELPER/status" 2>/dev/null; }; then
-		gone=yes
-		break
-	fi
-	sleep 0.05
-done
+[ -n "$HELPER" ] && wait_for_exit "$HELPER" && gone=yes
 if [ $gone = yes ]; then tap_ok "the command killed (SIGKILL): the helper ends too"; else
 	tap_not_ok "the command killed (SIGKILL): the helper ends too (helper ${HELPER:-not found})"
 fi

@@ -353,11 +353,11 @@ count() { # NAME: lines in its log
 	if [ -f "$W/$1.log" ]; then wc -l <"$W/$1.log"; else echo 0; fi
 }
 
-wait_count() { # NAME N: until the log has at least N lines (3 s at most)
-	for _ in $(seq 60); do
-		[ "$(count "$1")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
+has_lines() { [ "$(count "$1")" -ge "$2" ]; }	# NAME N
+wait_count() { # NAME N: until the log has at least N lines (WAIT_S at most)
+	wait_until "$WAIT_S" has_lines "$1" "$2" && return 0
+	echo "# waited $WAIT_S s for $2 lines in the $1 witness's log"
+	show_file "$W/$1.log"
 	return 1
 }
 
@@ -381,6 +381,8 @@ saw_nothing() {
 		return
 	fi
 	wait_count "$2" $((BEFORE + 1))
+	# a grace for a late line of the attempt: what is checked is that nothing
+	# more comes, and there is no state to wait for
 	sleep 0.05
 	n=$(count "$2")
 	if [ "$n" = $((BEFORE + 1)) ]; then

@@ -167,10 +167,7 @@ EOF
 start_witness() { # MODE READYFILE
 	"$PYTHON" "$W/witness.py" "$1" "$W" "$LIFE" >>"$W/witness.out" 2>&1 &
 	PIDS+=($!)
-	for _ in $(seq 100); do
-		[ -e "$W/$2" ] && return 0
-		sleep 0.05
-	done
+	wait_until "$WAIT_S" test -e "$W/$2" && return 0
 	echo "Bail out! witness $1 did not start: $(cat "$W/witness.out")"
 	exit 1
 }
