@@ -374,7 +374,7 @@ t_landlock_audit() {
 		return
 	fi
 	if [ "$(id -u)" != 0 ]; then
-		skip "$D" "reading the kernel's audit records needs root"
+		skip "$D" "needs root (reading the kernel's audit records)"
 		return
 	fi
 	if ! python3 - <<'PY'
@@ -604,7 +604,7 @@ t_broker() {
 	mkdir -p "$B" || exit 1
 	if ! "$LANDRUN" "${SYS[@]}" --explain=json --report-denials --rw "$B" -- "$TRY" exit 0 2>/dev/null |
 		grep -q '"id":"fs.broker","requested":true,"enforced":true'; then
-		for d in "${D[@]}"; do skip "$d" "needs the broker with --report-denials: Landlock, seccomp user notification, kernel.yama.ptrace_scope 0"; done
+		for d in "${D[@]}"; do skip "$d" "needs Landlock, seccomp user notification and kernel.yama.ptrace_scope 0 (the broker with --report-denials)"; done
 		return
 	fi
 	lr --report-denials --rw "$B" -- "$TRY" mkdir "$B/sub"

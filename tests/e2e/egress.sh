@@ -38,8 +38,7 @@ set -u
 
 if [ "${1:-}" != --body ]; then
 	if [ "$(id -u)" != 0 ]; then
-		echo "1..0 # SKIP needs root: the test makes a network and mount namespace of its own"
-		exit 0
+		skip_all "needs root: the test makes a network and mount namespace of its own"
 	fi
 	if [ -z "${LR_EGRESS_NS:-}" ]; then
 		LR_EGRESS_NS=1 exec unshare --net --mount --propagation private -- "$0" "$@"
@@ -509,7 +508,7 @@ if [ -n "${LR_EGRESS_V6:-}" ]; then
 	refused "CONNECT [fd00::1]:8080 (an IPv6 literal)" ula destination_ip_prohibited \
 		"${C[@]}" connect '[fd00::1]:8080'
 else
-	skip "CONNECT ula.test (unique-local IPv6)" "IPv6 on lo in the test's namespace"
+	skip "CONNECT ula.test (unique-local IPv6)" "needs IPv6 (CONFIG_IPV6) on lo in the test's namespace"
 fi
 # a request for the allowed name with another Host goes to the allowed name
 mark allowed
@@ -754,7 +753,7 @@ EOF
 			out_has "^none$"
 		kill "$CONTROL" 2>/dev/null
 	else
-		skip "the helper's memory holds no secret" "reading another process's memory needs root"
+		skip "the helper's memory holds no secret" "needs root (reading another process's memory)"
 	fi
 fi
 wait "$LRPID"
@@ -1236,7 +1235,7 @@ denied_fb() { # DESC WANT SERVER ARGS
 	saw_nothing "$desc" "$server"
 }
 if [ "$RC" = 200 ]; then
-	skip "no user namespaces: the fallback" "cannot set user.max_user_namespaces in a user namespace of the test's own: $(cat "$W/err")"
+	skip "no user namespaces: the fallback" "needs user namespaces, nested (user.max_user_namespaces could not be set in one of the test's own): $(cat "$W/err")"
 elif [ "$ABI" -ge 4 ]; then
 	# Landlock's TCP rules: the broker connects the command to the proxy,
 	# whose port is no rule of the command's

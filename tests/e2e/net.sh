@@ -78,9 +78,9 @@ echo "# kernel $(uname -r), Landlock ABI $ABI, seccomp filter: $SECCOMP"
 has_abi() { [ "$ABI" -ge "$1" ]; }
 
 # the kernel features each group needs, named for the skip messages
-NEED_SECCOMP="seccomp filter (CONFIG_SECCOMP_FILTER)"
-NEED_TCP="Landlock ABI 4 (TCP port rules; kernel has $ABI)"
-NEED_SCOPE="Landlock ABI 6 (signal and abstract UNIX scopes; kernel has $ABI)"
+NEED_SECCOMP="needs seccomp filters (CONFIG_SECCOMP_FILTER)"
+NEED_TCP="needs Landlock ABI 4 (TCP port rules; kernel has $ABI)"
+NEED_SCOPE="needs Landlock ABI 6 (signal and abstract UNIX scopes; kernel has $ABI)"
 
 # Errnos that depend on the ABI (see plan_network): below ABI 9, seccomp
 # denies socket(AF_UNIX) and datagram socketpairs; from 9, Landlock denies
@@ -297,7 +297,7 @@ if has_abi 4 && [ "$SECCOMP" = yes ]; then
 			"${C[@]}" "$NET" tcp-fastopen 127.0.0.1 "$TCP2"
 	else
 		skip "--connect-tcp TCP1: TCP Fast Open to TCP2" \
-			"TCP Fast Open client (net.ipv4.tcp_fastopen bit 1): unconfined status $RC"
+			"needs TCP Fast Open clients (net.ipv4.tcp_fastopen bit 1): unconfined status $RC"
 	fi
 	denied "--connect-tcp TCP1: udp-send" "$UDP_WITH_TCP" udp "${C[@]}" "$NET" udp-send 127.0.0.1 "$UDP"
 	lr "${C[@]}" "$NET" tcp-bind "$FREE1"
@@ -441,7 +441,7 @@ if [ "$SECCOMP" = yes ]; then
 		RC=$(cat "$W/out")
 		expect "default: int \$0x80 getpid: killed by SIGSYS (-31)" -31
 	else
-		skip "int \$0x80" "32-bit syscall entry (CONFIG_IA32_EMULATION, ia32_emulation=): unconfined status $RC"
+		skip "int \$0x80" "needs the 32-bit syscall entry (CONFIG_IA32_EMULATION, ia32_emulation=): unconfined status $RC"
 	fi
 
 	# --deny-subprocess: no new process, threads and exec still work

@@ -166,7 +166,7 @@ t_root_metadata() {
 		chmod 644 ws/s.sh
 	else
 		skip "root: chmod +x inside the writable grant works (the broker's)" \
-			"needs the broker: seccomp user notification (Linux 5.14+), ptrace_scope 0 or 1"
+			"needs seccomp user notification (Linux 5.14+) and kernel.yama.ptrace_scope 0 or 1 (the broker)"
 		lr --rw ws -- "$TRY" chmod ws/s.sh 755
 		expect "root: without the broker, chmod +x inside the writable grant is denied" 1
 		assert "root: ws/s.sh kept mode 644" [ "$(stat -c %a ws/s.sh)" = 644 ]

@@ -40,8 +40,7 @@ diag() {
 }
 
 if ! command -v tmux >/dev/null; then
-	echo "1..0 # SKIP tmux missing (Debian package tmux)"
-	exit 0
+	skip_all "tmux missing (Debian package tmux)"
 fi
 
 SOCK=$TMP/t/tmux.sock

@@ -21,6 +21,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <criterion/parameterized.h>
+#include "skip.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -1161,7 +1162,7 @@ ParameterizedTest(struct foreign_case *c, seccomp_run, foreign_abi_kills_the_pro
 			foreign_call(c->how);
 		cr_assert_eq(waitpid(pid, &st, 0), pid);
 		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV)
-			cr_skip_test("int 0x80: needs IA32 emulation (CONFIG_IA32_EMULATION, "
+			lr_skip_test(1, "int 0x80: needs IA32 emulation (CONFIG_IA32_EMULATION, "
 				     "ia32_emulation=1)");
 	}
 	load(&(struct knobs)DEFAULT7);
@@ -1313,7 +1314,7 @@ static uint32_t bpf_run(const struct sock_fprog *prog, const struct seccomp_data
 Test(seccomp_prebuilt, every_listed_call_is_in_the_filter)
 {
 #ifndef NATIVE_ARCH
-	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+	lr_skip_test(0, "no seccomp_data arch value for this architecture in the test");
 #else
 	unsigned denied = 0, keys = 0;
 
@@ -1356,7 +1357,7 @@ Test(seccomp_prebuilt, every_listed_call_is_in_the_filter)
 Test(seccomp_prebuilt, interpreter_controls)
 {
 #ifndef NATIVE_ARCH
-	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+	lr_skip_test(0, "no seccomp_data arch value for this architecture in the test");
 #else
 	struct lr_plan plan;
 	struct seccomp_data d = { .nr = SYS_getpid, .arch = NATIVE_ARCH };
@@ -1442,7 +1443,7 @@ Test(seccomp_egress, calls)
 Test(seccomp_trace, trap_copy_decides_as_the_filter)
 {
 #ifndef NATIVE_ARCH
-	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+	lr_skip_test(0, "no seccomp_data arch value for this architecture in the test");
 #else
 	unsigned trapped = 0;
 
@@ -1491,7 +1492,7 @@ Test(seccomp_trace, trap_copy_decides_as_the_filter)
 Test(seccomp_trace, trace_filter)
 {
 #ifndef NATIVE_ARCH
-	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+	lr_skip_test(0, "no seccomp_data arch value for this architecture in the test");
 #else
 	const struct sock_fprog *prog = lr_seccomp_prebuilt_trace();
 	struct seccomp_data d = { .arch = NATIVE_ARCH };
@@ -1528,7 +1529,7 @@ Test(seccomp_trace, trace_filter)
 Test(seccomp_trace, tracer_filter)
 {
 #ifndef NATIVE_ARCH
-	cr_skip_test("no seccomp_data arch value for this architecture in the test");
+	lr_skip_test(0, "no seccomp_data arch value for this architecture in the test");
 #else
 	static const struct {
 		const char *name;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "landrun/secrets.h"
+#include "skip.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -350,7 +351,7 @@ Test(secrets, gitconfig_agrees_with_git, .timeout = 120)
 	size_t compared = 0;
 
 	if (system("git --version >/dev/null 2>&1") != 0)
-		cr_skip_test("git is not installed");
+		lr_skip_test(0, "git is not installed");
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(file, sizeof(file), "%s/config", dir);
 	for (size_t v = 0; v < ARRAY_SIZE(values); v++) {

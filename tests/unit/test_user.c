@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "landrun/user.h"
+#include "skip.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -147,7 +148,7 @@ Test(user_switch, becomes_the_user)
 	int st;
 
 	if (geteuid() != 0)
-		cr_skip_test("needs root (CAP_SETUID, CAP_SETGID)");
+		lr_skip_test(0, "needs root (CAP_SETUID, CAP_SETGID)");
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
