@@ -106,12 +106,22 @@ drive() {
 		not_ok "$label: a typed message reaches the model and its answer is drawn" \
 			"$(lr_screen_text "$name")" "$(tail -n 20 "$W/$name.stderr")"
 	fi
-	# each key once the TUI says what the next one does (Claude Code:
-	# "Press Ctrl-C again to exit"; at most 3 s), and none once it has exited
-	for key in "$@"; do
-		lr_screen "$name" | grep -q LANDRUN-TUI-EXITED && break
-		lr_tmux send-keys -t "$name" "$key"
-		[ "$key" = "${@: -1}" ] || lr_wait_screen "$name" "again to exit" "$LR_WAIT"
+	# the keys one after the other, and none once the TUI has exited.
+	# Claude Code exits on a second Ctrl-C that comes within a moment of the
+	# first (its "Press Ctrl-C again to exit" is there for about 2 s): on a
+	# loaded machine even that can be missed, and then, the TUI still
+	# running 5 s later, the keys again (up to LR_WAIT)
+	local tries=$((LR_WAIT / 5))
+	while :; do
+		for key in "$@"; do
+			lr_screen "$name" | grep -q LANDRUN-TUI-EXITED && break 2
+			lr_tmux send-keys -t "$name" "$key"
+		done
+		[ $# -gt 1 ] || break
+		lr_wait_screen "$name" LANDRUN-TUI-EXITED 5 && break
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || break
+		echo "# $label: still running after $*: the keys again"
 	done
 	# (landrun ends what the TUI left, SIGKILL after a 10 s grace)
 	st=$(lr_tui_status "$name" "$LR_WAIT")

@@ -296,7 +296,8 @@ lr_private_tmp() {
 
 # The deadline of a wait for a state (a file, a screen), in seconds: generous,
 # so that a loaded machine is only slower (LANDRUN_TEST_WAIT overrides it).
-# The harnesses' own start-up waits (90 s) stay longer.
+# OpenCode's start and answer, which took more than 90 s on a machine loaded
+# by QEMU and other suites, get three times that.
 LR_WAIT=${LANDRUN_TEST_WAIT:-60}
 
 # ---------------------------------------------------------------- tool results
@@ -350,16 +351,18 @@ lr_screen_text() { lr_screen "$1" | grep -v '^ *$'; }	# for a failure's detail
 # lr_wait_screen NAME TEXT SECONDS: until TEXT is on NAME's screen; fails
 # at once when the command has exited (and TEXT is not on the screen).
 # One capture a round, for both checks: with two, the command could exit
-# between them, and waiting for LANDRUN-TUI-EXITED itself would fail.
+# between them, and waiting for LANDRUN-TUI-EXITED itself would fail.  A
+# look every 0.05 s: some text is there for a moment only (Claude Code's
+# "again to exit").
 lr_wait_screen() {
-	local i screen
-	for i in $(seq 1 $(($3 * 4))); do
+	local end=$((${EPOCHREALTIME/./} + $3 * 1000000)) screen
+	while :; do
 		screen=$(lr_screen "$1")
 		grep -qF -- "$2" <<<"$screen" && return 0
 		grep -q LANDRUN-TUI-EXITED <<<"$screen" && return 1
-		sleep 0.25
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		sleep 0.05
 	done
-	return 1
 }
 
 # lr_type_text NAME TEXT: type TEXT (no Enter) into NAME's TUI and wait until

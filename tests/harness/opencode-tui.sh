@@ -49,7 +49,7 @@ lr_tui_start tui "$W" "$P/workspace" \
 	OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_CLAUDE_CODE=1 \
 	"$LANDRUN" --profile opencode --ro ../src --rw ../workspace --connect-tcp "$PORT" -- "$OC"
 T1=$(date +%s.%N)
-if lr_wait_screen tui "Ask anything" 90; then
+if lr_wait_screen tui "Ask anything" $((LR_WAIT * 3)); then
 	ok "the TUI draws its prompt ($(lr_since "$T1") s)"
 else
 	not_ok "the TUI draws its prompt" "$(lr_screen_text tui)" "$(tail -n 20 "$W/tui.stderr")"
@@ -62,7 +62,7 @@ lr_type_text tui "hello from the landrun test" ||
 	not_ok "the typed message is drawn in the prompt" "$(lr_screen_text tui)"
 lr_tmux send-keys -t tui Enter
 T2=$(date +%s.%N)
-if lr_wait_screen tui "All scripted steps are done." 90; then
+if lr_wait_screen tui "All scripted steps are done." $((LR_WAIT * 3)); then
 	ok "a typed message reaches the model and its answer is drawn ($(lr_since "$T2") s)"
 else
 	not_ok "a typed message reaches the model and its answer is drawn" \
