@@ -491,10 +491,14 @@ outside "Go landrun: --rw DIR is writable" test -e "$W/go/made"
 lr --rox /usr -- cat /etc/passwd
 denied "Go landrun: no profile is added (no /etc/passwd of base)" "Permission denied"
 
-# a repository that tracks its .env: as docs/secrets.md's table says
+# a repository that tracks its .env: as docs/secrets.md's table says.  Its
+# .env's times are then set apart from the index's, so that git must read it
+# (else git reads it only when the commit came within its mtime's second,
+# which a loaded machine may miss: then .env is clean and diff has nothing)
 T=$TMP/t/tracked
 mkdir -p "$T" && (cd "$T" && echo 'A=1' >.env && echo x >f && git init -q && git add -A &&
-	git -c user.name=dev -c user.email=dev@example.invalid commit -qm i) &&
+	git -c user.name=dev -c user.email=dev@example.invalid commit -qm i &&
+	touch -d 2000-01-01 .env) &&
 	{ [ ${#AS_USER[@]} = 0 ] || chown -R 65534:65534 "$T"; }
 CWD=$T lr -- git -c safe.directory='*' status --short
 works "tracked .env: git status exits 0 and lists it as modified" ' M .env'
