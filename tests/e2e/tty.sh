@@ -158,7 +158,7 @@ leftover() {
 		{ echo "# $name: the second line reached neither the shell nor the leftover"; show_file "$W/$name.shell"; }
 	STOLEN=$(cat "$W/$name" 2>/dev/null)
 	SHELL_GOT=$(cat "$W/$name.shell" 2>/dev/null)
-	STATUS=$(tr '\n' ' ' <"$W/$name.status" 2>/dev/null)
+	STATUS=$(tr '\n' ' ' 2>/dev/null <"$W/$name.status")
 	[ -s "$W/$name.pid" ] && kill -9 "$(cat "$W/$name.pid")" 2>/dev/null
 	tm kill-session -t "$name" 2>/dev/null
 	return 0
