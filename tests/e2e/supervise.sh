@@ -355,7 +355,8 @@ t_forward() {
 		bg "${LR[@]}" --init -- sh -c "trap 'exit 42' $sig; while :; do sleep 0.05; done"
 		until_ok "$WAIT_S" has_grandchild "$BG"
 		kill -"$sig" "$BG"
-		until_ok "$WAIT_S" eval '! kill -0 "$BG" 2>/dev/null' || kill -KILL "$BG"
+		# (15 s, not WAIT_S: seven signals must fail within the test's time)
+		until_ok 15 eval '! kill -0 "$BG" 2>/dev/null' || { show_process "$BG"; kill -KILL "$BG"; }
 		fin
 		expect "--init: SIG$sig reaches the command (its trap exits 42)" 42
 	done
