@@ -34,7 +34,7 @@ mkdir -p "$BENCH_OUT"
 filter_cost() {
 	local libs
 
-	libs=$(pkg-config --libs libseccomp libcap-ng 2>/dev/null) || libs="-lseccomp -lcap-ng"
+	libs=$(pkg-config --libs libseccomp 2>/dev/null) || libs="-lseccomp"
 	# shellcheck disable=SC2086
 	bench_cc filter-cost.c "$BENCH_OUT/filter-cost" -I"$BENCH_ROOT/include" -I"$BENCH_BUILD" \
 		"$BENCH_BUILD/liblandrun-seccomp-builder.a" "$BENCH_BUILD/liblandrun.a" $libs

@@ -3,7 +3,7 @@
 # and set up the build directory.  Sourced by demo.sh and test.sh; safe to run twice.
 set -euo pipefail
 
-LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev libcap-ng-dev
+LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev
 	     libcriterion-dev libinih-dev util-linux
 	     libssl-dev			# the egress helper's TLS (--secret-header)
 	     scdoc			# the man pages

@@ -116,7 +116,7 @@ static const struct {
 	[LR_PROT_NO_NEW_PRIVS] = { { "privs.no-new-privs",
 		"setuid, setgid and file capabilities grant nothing on exec", "prctl(PR_SET_NO_NEW_PRIVS)" } },
 	[LR_PROT_CAPS] = { { "privs.capabilities",
-		"every capability set is empty (when started with any)", "libcap-ng" } },
+		"every capability set is empty (when started with any)", "capset(2) and PR_CAPBSET_DROP" } },
 	[LR_PROT_ROOT_METADATA] = { { "privs.root-metadata",
 		"running as uid 0, the command cannot change the mode, owner or extended attributes "
 		"(ACLs too) of any file, nor create a setuid or setgid one: chmod, chown, setxattr, "

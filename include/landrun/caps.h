@@ -10,8 +10,8 @@
 bool lr_caps_privileged(void);
 
 /*
- * Empty every capability set with libcap-ng: effective, permitted,
- * inheritable, ambient and the bounding set, then check the result.  0, or
+ * Empty every capability set: effective, permitted, inheritable, ambient and
+ * the bounding set, then check what the kernel says of all five.  0, or
  * -errno with a one-line reason in ERR.
  */
 int lr_caps_drop(char *err, size_t errlen);

@@ -50,7 +50,7 @@ enum lr_layer {
 	LR_LAYER_NONE,		/* nothing: the protection is lost on this kernel */
 	LR_LAYER_LANDLOCK,
 	LR_LAYER_SECCOMP,
-	LR_LAYER_LAUNCHER,	/* landrun itself, before exec (prctl, libcap-ng, execve) */
+	LR_LAYER_LAUNCHER,	/* landrun itself, before exec (prctl, capset, execve) */
 	LR_LAYER_NETNS,		/* a network namespace whose only way out is landrun's proxy */
 	LR_LAYER_BROKER,	/* landrun's broker, through seccomp user notification */
 };
