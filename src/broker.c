@@ -84,7 +84,7 @@ int lr_broker_choose(struct lr_broker *b, const struct lr_policy *policy,
 {
 	int r;
 
-	b->sock = b->listener = b->ruleset = b->opener = -1;
+	b->sock = b->listener = b->ruleset = b->opener = b->domain = -1;
 	b->policy = policy;
 	if (policy->unrestricted_fs)
 		return 0;
@@ -464,10 +464,9 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 	}
 	b->pid = pid;
 	b->sock = pair[0];
-	if (b->ruleset >= 0) {
-		close(b->ruleset);
-		b->ruleset = -1;
-	}
+	/* the opener's domain is the command's: made once, entered by both */
+	b->domain = b->ruleset;
+	b->ruleset = -1;
 	return 0;
 }
 

@@ -446,7 +446,12 @@ int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *poli
 
 	if (ruleset < 0)
 		return ruleset;
-	if (lr_ll_restrict_self(ruleset, plan->restrict_flags) < 0) {
+	return lr_landlock_enforce_ruleset(ruleset, plan->restrict_flags, err, errlen);
+}
+
+int lr_landlock_enforce_ruleset(int ruleset, uint32_t flags, char *err, size_t errlen)
+{
+	if (lr_ll_restrict_self(ruleset, flags) < 0) {
 		int e = errno;
 
 		snprintf(err, errlen, "landlock_restrict_self: %s", strerror(e));

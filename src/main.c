@@ -357,7 +357,16 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 	int bad_fd = -1, bad_limit = 0, r, *keep;
 
 	if (plan->handled_fs || plan->handled_net || plan->scoped) {
-		r = lr_landlock_enforce(plan, policy, rules, err, sizeof(err));
+		/* the broker's opener has the command's ruleset made already
+		 * (from the same plan and rules: nothing changed them since) */
+		if (broker->domain >= 0) {
+			r = lr_landlock_enforce_ruleset(broker->domain, plan->restrict_flags, err,
+							sizeof(err));
+			close(broker->domain);
+			broker->domain = -1;
+		} else {
+			r = lr_landlock_enforce(plan, policy, rules, err, sizeof(err));
+		}
 		if (r < 0)
 			lr_die("%s", err);
 		check_witness(policy, plan, witness);
@@ -1166,7 +1175,7 @@ int main(int argc, char **argv)
 	struct lr_plan plan;
 	struct lifetime life = { 0 };
 	struct lr_broker broker = { .sock = -1, .listener = -1, .ruleset = -1, .opener = -1,
-				    .report = -1 };
+				    .report = -1, .domain = -1 };
 	struct lr_strlist brokered = { 0 };
 	struct lr_witness witness;
 	struct egress_ca ca = { .fd = -1 };

@@ -124,6 +124,8 @@ struct lr_broker {
 				 * command (plan->broker_connect); 0 if not */
 	int ruleset;		/* reads: the command's Landlock ruleset, for the opener */
 	uint32_t restrict_flags;
+	int domain;		/* the command's side, once started: that ruleset, made
+				 * once, which the command enters too (confine); -1 */
 
 	/* the command's side, once started */
 	pid_t pid;		/* the broker */

@@ -81,6 +81,9 @@ int lr_landlock_make_dirs(const struct lr_policy *policy, char *err, size_t errl
  */
 int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *policy,
 			const struct lr_fs_rules *rules, char *err, size_t errlen);
+/* Restrict the calling thread to RULESET (lr_landlock_ruleset's, made from
+ * the same plan and rules), with FLAGS.  0, or -errno with ERR. */
+int lr_landlock_enforce_ruleset(int ruleset, uint32_t flags, char *err, size_t errlen);
 int lr_landlock_enforce(const struct lr_plan *plan, const struct lr_policy *policy,
 			const struct lr_fs_rules *rules, char *err, size_t errlen);
 
