@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "landrun/landlock.h"
@@ -35,6 +37,46 @@ static struct lr_fs_rule *push_rule(struct lr_fs_rules *rules, int fd, bool is_d
 	return rule;
 }
 
+/* PATH absolute, without ".", ".." or an empty component: a name that, if
+ * it holds no symlink either, is the canonical one. */
+static bool normal_form(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	if (path[1] == '\0')
+		return true;
+	for (const char *c = path + 1;; c++) {
+		const char *end = strchrnul(c, '/');
+		size_t n = (size_t)(end - c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		c = end;
+	}
+}
+
+/*
+ * A grant whose path holds no symlink, opened with openat2's
+ * RESOLVE_NO_SYMLINKS (Linux 5.6): the kernel then proves in the same call
+ * that PATH, in normal form, is the canonical name of what the descriptor
+ * holds, so that neither realpath(3) (a readlink per component) nor the stat
+ * that checks its answer against the descriptor is needed.  Most grants of a
+ * profile are such.  The descriptor, or -1 where this does not apply (a
+ * symlink on the way, an older kernel, any error): the caller opens it again
+ * as before, and says why it fails if it does.
+ */
+static int open_plain(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+
+	if (!normal_form(path))
+		return -1;
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
 int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan *plan,
 			   struct lr_fs_rules *rules, char *err, size_t errlen)
 {
@@ -44,6 +86,23 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		char *real;
 		int fd;
 
+		fd = open_plain(g->path);
+		if (fd >= 0) {
+			if (fstat(fd, &st) < 0 || !(real = strdup(g->path))) {
+				int e = errno;
+
+				snprintf(err, errlen, "%s: %s", g->name, strerror(e));
+				close(fd);
+				return -e;
+			}
+			if (!push_rule(rules, fd, S_ISDIR(st.st_mode),
+				       lr_plan_fs_rights(plan, g->access, S_ISDIR(st.st_mode)), real,
+				       g, false)) {
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+			continue;
+		}
 		fd = open(g->path, O_PATH | O_CLOEXEC);
 		if (fd < 0) {
 			int e = errno;
