@@ -389,7 +389,8 @@ static void confine(const struct lr_policy *policy, struct lr_plan *plan,
 		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
 	if (r < 0)
 		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
-	if (setrlimit(RLIMIT_NOFILE, nofile) < 0)
+	/* (unless it was the hard one already: raise_nofile changed nothing) */
+	if (nofile->rlim_cur != nofile->rlim_max && setrlimit(RLIMIT_NOFILE, nofile) < 0)
 		lr_die_errno("cannot restore the limit of open files");
 	/* after that: --rlimit-nofile wins */
 	r = lr_exec_set_limits(policy->limits, &bad_limit);
@@ -469,7 +470,7 @@ static void raise_nofile(struct rlimit *saved)
 		lr_die_errno("cannot read the limit of open files");
 	raised = *saved;
 	raised.rlim_cur = raised.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &raised) < 0)
+	if (raised.rlim_cur != saved->rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) < 0)
 		lr_debug("cannot raise the limit of open files: %s", strerror(errno));
 }
 
