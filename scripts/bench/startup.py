@@ -1,16 +1,28 @@
 #!/usr/bin/env python3
 """startup.py - start-up cost as CPU time, from interleaved runs.
 
-  startup.py compare RUNS OUT.json --floor NAME [--floor NAME] [--title TEXT] -- NAME CMD...
+  startup.py compare RUNS OUT.json --floor NAME [--floor NAME] [--title TEXT]
+             [--env NAME=VALUE]... [--cwd DIR] [--goal 'NAME / FLOOR <= X']... -- NAME CMD...
   startup.py scaling RUNS OUT.json LANDRUN WORKDIR POLICY
+  startup.py counts OUT.json [--env NAME=VALUE]... [--cwd DIR] -- NAME CMD...
 
 Each run is one posix_spawn and one wait4.  The figure is the child's CPU time,
 user + system from wait4's rusage: the scheduler's own count of the time the
 process ran, which other processes' load changes far less than the wall clock
 (the split between user and system is sampled at ticks; their sum is exact to
-the microsecond).  The wall clock is kept beside it.  Every round runs each
-contender once, in a shuffled order, so that a change of load on shared cores
-falls on all of them alike.
+the microsecond).  This harness is a subreaper (PR_SET_CHILD_SUBREAPER): what a
+contender leaves running (a daemon, a broker that outlives its parent) is
+waited for too and its CPU time added to the run's, so that no process of a
+contender's is left out of its count.  The wall clock is kept beside it (up to
+the contender's own exit).  Every round runs each contender once, in a
+shuffled order, so that a change of load on shared cores falls on all of them
+alike.  The minor page faults of each run (ru_minflt, the same sum) are kept
+too: a count that load does not change.
+
+Every contender starts with the same environment: an empty one, plus the
+--env NAME=VALUE given (to all alike), plus its own leading NAME=VALUE words;
+never the caller's (a LANG there makes a dynamically linked floor load its
+locale, and changes the ratios).  --cwd DIR runs every contender there.
 
 compare: CMD is split on spaces (no argument may hold one); leading NAME=VALUE
 words are added to the environment of that contender only.  The table gives
@@ -18,7 +30,10 @@ each median, its interquartile range, and the ratio of CPU medians to each
 --floor, with the lowest and highest ratio over ten blocks of consecutive
 rounds: the spread a second session is expected to fall within.  --title
 names what is measured ("start-up" by default: scripts/bench-runtime.sh
-times whole workloads the same way).
+times whole workloads the same way).  Each --goal 'NAME / FLOOR <= X' (any two
+contenders) adds a line to a last table: the ratio of their CPU medians, its
+spread over the blocks, the goal, and whether the ratio meets it.  The load
+average is printed before and after the session, with the table.
 
 scaling: landrun (LANDRUN, with the words of POLICY) as the work grows:
 variables passed by --env-prefix, --ro grants of empty directories (made in
@@ -28,8 +43,15 @@ medians, "per item" the growth of "added" over the case with nothing, divided
 by the items.  With valgrind installed, landrun's user-space instructions
 (callgrind, one run per case) give the same growth without timing noise.
 
+counts: what load does not change, one run of each contender under strace -f
+-c: the system calls of every process it starts, and how many of them failed.
+A system call costs about a microsecond or more on a VM's cores, so the count
+is a first reading of a start's kernel time (a Landlock rule or a seccomp
+filter's load costs more than one).
+
 Exit 0, 1 on a failed contender (it exited non-zero), 2 on bad usage.
 """
+import ctypes
 import json
 import os
 import random
@@ -42,6 +64,14 @@ import time
 
 BLOCKS = 10
 WARMUP = 10
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Orphans of a contender's are re-parented here, and counted."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit(f"startup.py: prctl(PR_SET_CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}")
 
 
 class Contender:
@@ -54,21 +84,30 @@ class Contender:
             sys.exit(f"startup.py: {name}: {argv[0]} not found")
         self.cpu = []   # seconds, one per round
         self.wall = []
+        self.minflt = []
 
 
 def spawn_once(c, devnull):
-    """Run C once; returns (cpu seconds, wall seconds)."""
+    """Run C once; returns (cpu seconds, wall seconds, minor faults), the CPU
+    time and faults of every process it left behind included (subreaper)."""
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2)]
     t0 = time.perf_counter()
     pid = os.posix_spawn(c.path, c.argv, c.env, file_actions=actions)
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
+    cpu, minflt = ru.ru_utime + ru.ru_stime, ru.ru_minflt
+    while True:  # what it left running: re-parented to us
+        try:
+            _, _, left = os.wait4(-1, 0)
+        except ChildProcessError:
+            break
+        cpu, minflt = cpu + left.ru_utime + left.ru_stime, minflt + left.ru_minflt
     if os.waitstatus_to_exitcode(status) != 0:
         print(f"startup.py: {c.name} failed (status {os.waitstatus_to_exitcode(status)}): "
               f"{' '.join(c.argv[:8])}{' ...' if len(c.argv) > 8 else ''}", file=sys.stderr)
         sys.exit(1)
-    return ru.ru_utime + ru.ru_stime, wall
+    return cpu, wall, minflt
 
 
 def measure(contenders, runs):
@@ -76,14 +115,29 @@ def measure(contenders, runs):
     rng = random.Random(15)
     devnull = os.open(os.devnull, os.O_RDWR)
     order = list(contenders)
+    become_subreaper()
     for r in range(WARMUP + runs):
         rng.shuffle(order)
         for c in order:
-            cpu, wall = spawn_once(c, devnull)
+            cpu, wall, minflt = spawn_once(c, devnull)
             if r >= WARMUP:
                 c.cpu.append(cpu)
                 c.wall.append(wall)
+                c.minflt.append(minflt)
     os.close(devnull)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def parse_goal(text):
+    """'NAME / FLOOR <= X' -> (NAME, FLOOR, X)."""
+    m = re.match(r"^(.+?) / (.+?) <= ([0-9.]+)$", text)
+    if not m:
+        sys.exit(f"startup.py: --goal {text!r}: not 'NAME / FLOOR <= X'")
+    return m.group(1), m.group(2), float(m.group(3))
 
 
 def quartiles(v):
@@ -109,32 +163,49 @@ def compare(args):
         sys.exit(__doc__)
     runs, out = int(args[0]), args[1]
     opts, pairs = args[2:args.index("--")], args[args.index("--") + 1:]
-    floors = [opts[i + 1] for i in range(0, len(opts), 2) if opts[i] == "--floor"]
-    titles = [opts[i + 1] for i in range(0, len(opts), 2) if opts[i] == "--title"]
+    if len(opts) % 2 or any(o not in ("--floor", "--title", "--env", "--cwd", "--goal")
+                            for o in opts[0::2]):
+        sys.exit(__doc__)
+    given = lambda o: [opts[i + 1] for i in range(0, len(opts), 2) if opts[i] == o]
+    floors, titles, cwds = given("--floor"), given("--title"), given("--cwd")
+    goals = [parse_goal(g) for g in given("--goal")]
     title = titles[-1] if titles else "start-up, CPU time (user + system) per start"
     if len(pairs) % 2 or not floors or runs < 2 * BLOCKS:
         sys.exit(__doc__)
+    common = {}
+    for e in given("--env"):
+        k, eq, v = e.partition("=")
+        if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", k):
+            sys.exit(f"startup.py: --env {e!r}: not NAME=VALUE")
+        common[k] = v
     contenders = []
     for name, cmd in zip(pairs[0::2], pairs[1::2]):
-        words, env = cmd.split(), dict(os.environ)
+        words, env = cmd.split(), dict(common)
         while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
             k, _, v = words.pop(0).partition("=")
             env[k] = v
         contenders.append(Contender(name, words, env))
     by_name = {c.name: c for c in contenders}
-    for f in floors:
+    for f in floors + [n for g in goals for n in g[:2]]:
         if f not in by_name:
             sys.exit(f"startup.py: no contender named {f!r}")
+    if cwds:
+        os.chdir(cwds[-1])
 
+    load_before = loadavg()
     measure(contenders, runs)
+    load_after = loadavg()
 
     width = max(len(c.name) for c in contenders)
     print()
     print(f"{title}: medians of {runs} interleaved runs;")
     print(f"IQR the interquartile range; ratios of CPU medians, lowest-highest over {BLOCKS} blocks")
-    print(f"of {runs // BLOCKS} consecutive rounds")
-    head = f"| {'contender':<{width}} | {'CPU ms':>7} | {'IQR':>13} | {'wall ms':>7} | {'IQR':>13} |"
-    rule = f"|{'-' * (width + 2)}|{'-' * 8}:|{'-' * 14}:|{'-' * 8}:|{'-' * 14}:|"
+    print(f"of {runs // BLOCKS} consecutive rounds; faults: minor page faults per run (median);")
+    print(f"environment: empty{' but ' + ', '.join(sorted(common)) if common else ''}, the same "
+          f"for every contender; load average {load_before} before, {load_after} after")
+    head = (f"| {'contender':<{width}} | {'CPU ms':>7} | {'IQR':>13} | {'wall ms':>7} | {'IQR':>13} "
+            f"| {'faults':>6} |")
+    rule = f"|{'-' * (width + 2)}|{'-' * 8}:|{'-' * 14}:|{'-' * 8}:|{'-' * 14}:|{'-' * 7}:|"
     for f in floors:
         head += f" {'/ ' + f:>24} |"
         rule += f"{'-' * 25}:|"
@@ -146,8 +217,9 @@ def compare(args):
         ciqr = f"{cq[0] * 1e3:.3f}-{cq[2] * 1e3:.3f}"
         wiqr = f"{wq[0] * 1e3:.3f}-{wq[2] * 1e3:.3f}"
         line = (f"| {c.name:<{width}} | {cq[1] * 1e3:7.3f} | {ciqr:>13} "
-                f"| {wq[1] * 1e3:7.3f} | {wiqr:>13} |")
-        result = {"command": c.name, "cpu": c.cpu, "wall": c.wall, "ratios": {}}
+                f"| {wq[1] * 1e3:7.3f} | {wiqr:>13} | {statistics.median(c.minflt):6.0f} |")
+        result = {"command": c.name, "cpu": c.cpu, "wall": c.wall, "minflt": c.minflt,
+                  "ratios": {}}
         for f in floors:
             ratio = cq[1] / statistics.median(by_name[f].cpu)
             blocks = block_ratios(c, by_name[f])
@@ -155,6 +227,23 @@ def compare(args):
             result["ratios"][f] = {"ratio": ratio, "blocks": blocks}
         print(line)
         record["results"].append(result)
+    if goals:
+        gw = max(len(f"{n} / {f}") for n, f, _ in goals)
+        print()
+        print(f"goals: ratios of CPU medians (lowest-highest over {BLOCKS} blocks)")
+        print(f"| {'ratio':<{gw}} | {'CPU':>19} | {'goal':>8} | {'met':>3} |")
+        print(f"|{'-' * (gw + 2)}|{'-' * 20}:|{'-' * 9}:|{'-' * 4}:|")
+        record["goals"] = []
+        for n, f, limit in goals:
+            ratio = statistics.median(by_name[n].cpu) / statistics.median(by_name[f].cpu)
+            blocks = block_ratios(by_name[n], by_name[f])
+            met = ratio <= limit
+            print(f"| {f'{n} / {f}':<{gw}} | {f'{ratio:.2f}x ({min(blocks):.2f}-{max(blocks):.2f})':>19} "
+                  f"| {f'<= {limit:.2f}x':>8} | {'yes' if met else 'no':>3} |")
+            record["goals"].append({"name": n, "floor": f, "goal": limit, "ratio": ratio,
+                                    "blocks": blocks, "met": met})
+    record.update({"environment": sorted(common), "load_before": load_before,
+                   "load_after": load_after})
     save(out, record)
     return 0
 
@@ -286,10 +375,56 @@ def scaling(args):
     return 0
 
 
-def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("compare", "scaling"):
+def counts(args):
+    if "--" not in args or len(args) < 2 or not shutil.which("strace"):
+        sys.exit(__doc__ if shutil.which("strace") else "startup.py counts: no strace")
+    out = args[0]
+    opts, pairs = args[1:args.index("--")], args[args.index("--") + 1:]
+    if len(opts) % 2 or len(pairs) % 2 or any(o not in ("--env", "--cwd") for o in opts[0::2]):
         sys.exit(__doc__)
-    return compare(sys.argv[2:]) if sys.argv[1] == "compare" else scaling(sys.argv[2:])
+    env = dict(o.partition("=")[::2] for k, o in zip(opts[0::2], opts[1::2]) if k == "--env")
+    cwds = [o for k, o in zip(opts[0::2], opts[1::2]) if k == "--cwd"]
+    if cwds:
+        os.chdir(cwds[-1])
+    rows = []
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    for name, cmd in zip(pairs[0::2], pairs[1::2]):
+        words, cenv = cmd.split(), dict(env)
+        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+            k, _, v = words.pop(0).partition("=")
+            cenv[k] = v
+        report = os.path.join(os.path.dirname(os.path.abspath(out)), "strace-counts.txt")
+        p = subprocess.run(["strace", "-f", "-c", "-o", report] + words, env=cenv,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        calls = errors = None
+        with open(report) as f:
+            for line in f:
+                w = line.split()
+                if w and w[-1] == "total":
+                    nums = [x for x in w[:-1] if x.isdigit()]
+                    calls, errors = int(nums[-2 if len(nums) > 2 else -1]), (
+                        int(nums[-1]) if len(nums) > 2 else 0)
+        rows.append({"command": name, "status": p.returncode, "syscalls": calls,
+                     "errors": errors})
+    width = max([len("contender")] + [len(r["command"]) for r in rows])
+    print()
+    print("system calls per start (strace -f -c, one run, every process of the contender)")
+    print(f"| {'contender':<{width}} | {'calls':>6} | {'failed':>6} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 7}:|{'-' * 7}:|")
+    for r in rows:
+        calls = f"{r['syscalls']:6d}" if r["syscalls"] is not None else f"{'-':>6}"
+        errors = f"{r['errors']:6d}" if r["errors"] is not None else f"{'-':>6}"
+        print(f"| {r['command']:<{width}} | {calls} | {errors} |")
+    save(out, {"rows": rows})
+    return 0
+
+
+def main():
+    modes = {"compare": compare, "scaling": scaling, "counts": counts}
+    if len(sys.argv) < 2 or sys.argv[1] not in modes:
+        sys.exit(__doc__)
+    return modes[sys.argv[1]](sys.argv[2:])
 
 
 if __name__ == "__main__":
