@@ -40,9 +40,10 @@ static pid_t pid_of(const char *name)
  * command may have left any beneath).  0 or -errno. */
 static int remove_tree(int at, const char *name, int depth, size_t *budget)
 {
-	struct dirent *de;
+	const struct lr_dir_entry *de;
+	struct lr_dir_entry ent;
+	struct lr_dir *d;
 	int fd, r = 0;
-	DIR *d;
 
 	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
 		return 0;
@@ -53,20 +54,19 @@ static int remove_tree(int at, const char *name, int depth, size_t *budget)
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
+	d = lr_dir_open(fd);
+	if (!d)
 		return -errno;
-	}
-	while (r == 0 && (errno = 0, de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
+	while (r == 0 && (de = lr_dir_next(d, &ent))) {
 		if ((*budget)-- == 0)
 			r = -E2BIG;
 		else
-			r = remove_tree(dirfd(d), de->d_name, depth + 1, budget);
+			r = remove_tree(d->fd, de->name, depth + 1, budget);
 	}
-	closedir(d);
+	/* a listing that failed leaves the directory (its rmdir fails too) */
+	if (r == 0 && errno)
+		r = -errno;
+	lr_dir_close(d);
 	if (r == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		r = -errno;
 	return r;
@@ -75,32 +75,30 @@ static int remove_tree(int at, const char *name, int depth, size_t *budget)
 static void sweep(uid_t owner)
 {
 	int top = open(TOP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *de;
-	DIR *d;
+	const struct lr_dir_entry *de;
+	struct lr_dir_entry ent;
+	struct lr_dir *d;
 
-	if (top < 0 || !(d = fdopendir(top))) {
-		if (top >= 0)
-			close(top);
+	if (top < 0 || !(d = lr_dir_open(top)))
 		return;
-	}
-	while ((de = readdir(d))) {
-		pid_t pid = pid_of(de->d_name);
+	while ((de = lr_dir_next(d, &ent))) {
+		pid_t pid = pid_of(de->name);
 		size_t budget = REMOVE_MAX_ENTRIES;
 		struct stat st;
 		int r;
 
 		/* ours (made by this user, 0700), and its run's process is gone */
-		if (pid <= 0 || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (pid <= 0 || fstatat(d->fd, de->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != owner || (st.st_mode & 07777) != 0700 ||
 		    kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		r = remove_tree(dirfd(d), de->d_name, 0, &budget);
+		r = remove_tree(d->fd, de->name, 0, &budget);
 		if (r < 0)
-			lr_debug("%s/%s: left in place: %s", TOP, de->d_name, strerror(-r));
+			lr_debug("%s/%s: left in place: %s", TOP, de->name, strerror(-r));
 		else
-			lr_debug("%s/%s: removed (its run is over)", TOP, de->d_name);
+			lr_debug("%s/%s: removed (its run is over)", TOP, de->name);
 	}
-	closedir(d);
+	lr_dir_close(d);
 }
 
 int lr_privdir_make(bool tmp, bool home, uid_t owner, char **dir, char *err, size_t errlen)

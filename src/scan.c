@@ -570,35 +570,31 @@ static int walk_dir(struct walk *w, int fd, const char *path, dev_t dev, int dep
 {
 	struct scan *sc = w->sc;
 	unsigned git_layout = 0;
-	struct dirent *de;
-	DIR *d;
+	const struct lr_dir_entry *de;
+	struct lr_dir_entry ent;
+	struct lr_dir *d;
 
 	if (depth > WALK_MAX_DEPTH) {
 		close(fd);
 		return fail(sc, -ELOOP, "%s: %s is nested more than %d deep", w->name,
 			    path, WALK_MAX_DEPTH);
 	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
+	d = lr_dir_open(fd);
+	if (!d)
 		return fail(sc, -errno, "%s: cannot list %s: %s", w->name, path,
 			    strerror(errno));
-	}
 	for (;;) {
-		errno = 0;
-		de = readdir(d);
+		de = lr_dir_next(d, &ent);
 		if (!de)
 			break;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		git_layout |= git_dir_entry(de->d_name);
-		if (walk_entry(w, dirfd(d), path, dev, depth, de->d_name, de->d_type) < 0)
+		git_layout |= git_dir_entry(de->name);
+		if (walk_entry(w, d->fd, path, dev, depth, de->name, de->type) < 0)
 			break;
 	}
 	if (!de && errno && sc->rc == 0)
 		fail(sc, -errno, "%s: cannot list %s: %s", w->name, path,
 		     strerror(errno));
-	closedir(d);
+	lr_dir_close(d);
 	/* a git directory by another name than .git: a bare repository, whose
 	 * hooks run when someone pushes to it */
 	if (sc->rc == 0 && git_layout == GIT_DIR_ENTRIES)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -464,4 +465,54 @@ char *lr_escape_dup(const char *s)
 	if (out)
 		lr_escape(out, need + 1, s, len, true);
 	return out;
+}
+
+struct lr_dir *lr_dir_open(int fd)
+{
+	struct lr_dir *d = malloc(sizeof(*d));
+
+	if (!d) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->fd = fd;
+	d->pos = d->len = 0;
+	return d;
+}
+
+const struct lr_dir_entry *lr_dir_next(struct lr_dir *d, struct lr_dir_entry *e)
+{
+	for (;;) {
+		const struct dirent64 *de;
+		ssize_t n;
+
+		if (d->pos >= d->len) {
+			n = getdents64(d->fd, d->buf, sizeof(d->buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (n == 0)
+					errno = 0;
+				return NULL;
+			}
+			d->pos = 0;
+			d->len = (size_t)n;
+		}
+		de = (const struct dirent64 *)(d->buf + d->pos);
+		d->pos += de->d_reclen;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		e->name = de->d_name;
+		e->type = de->d_type;
+		return e;
+	}
+}
+
+void lr_dir_close(struct lr_dir *d)
+{
+	if (!d)
+		return;
+	close(d->fd);
+	free(d);
 }

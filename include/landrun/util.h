@@ -24,6 +24,30 @@ int lr_strcmp_p(const void *a, const void *b);
 void lr_strlist_free(struct lr_strlist *l);
 
 /*
+ * A directory's entries straight from getdents64(2), for the walks that run
+ * at every start (the scan, the sweep of /tmp): fdopendir(3) costs an fstat
+ * and two fcntl calls per directory before its first entry.  lr_dir_open
+ * takes FD over (a directory opened O_RDONLY | O_DIRECTORY | O_CLOEXEC: it
+ * is closed by lr_dir_close, or on failure).  lr_dir_next gives the next
+ * entry other than "." and "..", or NULL at the end (errno 0) or on an error
+ * (errno set).
+ */
+struct lr_dir_entry {
+	const char *name;
+	unsigned char type; /* DT_* */
+};
+
+struct lr_dir {
+	int fd;
+	size_t pos, len;
+	_Alignas(8) char buf[32768];
+};
+
+struct lr_dir *lr_dir_open(int fd);
+const struct lr_dir_entry *lr_dir_next(struct lr_dir *d, struct lr_dir_entry *e);
+void lr_dir_close(struct lr_dir *d);
+
+/*
  * A list of KEY=VALUE pairs, owned, in the order the keys were first set,
  * indexed by a hash of the key: setting and looking up cost the same however
  * long the list.  Initialise with { 0 }.
