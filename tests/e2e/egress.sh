@@ -41,6 +41,11 @@ if [ "${1:-}" != --body ]; then
 		skip_all "needs root: the test makes a network and mount namespace of its own"
 	fi
 	if [ -z "${LR_EGRESS_NS:-}" ]; then
+		# the real OpenCode (section 7), installed as the harness tests
+		# do while the npm registry is still reachable; if it cannot
+		# be, that case skips and says why
+		. "$(dirname "$0")/../harness/lib.sh" &&
+			lr_npm_install opencode-ai "$LR_OPENCODE_VERSION" >/dev/null
 		LR_EGRESS_NS=1 exec unshare --net --mount --propagation private -- "$0" "$@"
 	fi
 	# the test's world: addresses on lo, and its own /etc/hosts and
