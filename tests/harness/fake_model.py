@@ -68,7 +68,16 @@ CATALOGUE = {"opencode": {
         "reasoning": False, "tool_call": True, "temperature": True,
         "release_date": "2026-01-01", "last_updated": "2026-01-01",
         "modalities": {"input": ["text"], "output": ["text"]}, "open_weights": True,
-        "limit": {"context": 100000, "output": 8000}, "cost": {"input": 0, "output": 0}}}}}
+        "limit": {"context": 100000, "output": 8000}, "cost": {"input": 0, "output": 0}}}},
+    # what OpenCode needs to know of a model of OpenAI's by its real name
+    "openai": {
+        "id": "openai", "name": "OpenAI", "env": ["OPENAI_API_KEY"],
+        "npm": "@ai-sdk/openai", "models": {"gpt-5.1": {
+            "id": "gpt-5.1", "name": "GPT-5.1", "family": "gpt", "attachment": False,
+            "reasoning": False, "tool_call": True, "temperature": True,
+            "release_date": "2026-01-01", "last_updated": "2026-01-01",
+            "modalities": {"input": ["text"], "output": ["text"]}, "open_weights": False,
+            "limit": {"context": 100000, "output": 8000}, "cost": {"input": 0, "output": 0}}}}}
 
 
 def log_request(handler, body):
