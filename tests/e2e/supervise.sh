@@ -109,7 +109,9 @@ alive() { [ -n "$(marked "$1")" ]; }
 gone() { [ -z "$(marked "$1")" ]; }
 kill_marked() { local m p; for m; do for p in $(marked "$m"); do kill -KILL "$p"; done; done; }
 MARK=$((800000 + RANDOM * 8))
-mark() { MARK=$((MARK + 1)); echo $MARK; }
+# mark VAR...: a new mark in each VAR (not $(mark): a subshell's count
+# would not carry, and every mark would be the same)
+mark() { local v; for v; do MARK=$((MARK + 1)); printf -v "$v" %s "$MARK"; done; }
 
 ABI=$("$TRY" abi 2>/dev/null) || ABI=0
 
@@ -215,7 +217,7 @@ EXTRA=()
 check_timeout() {
 	local desc=$1 m1 m2 m3 t0 t1 before
 	shift
-	m1=$(mark) m2=$(mark) m3=$(mark)
+	mark m1 m2 m3
 	t0=$(now_ms)
 	bg "$@" "${LR[@]}" "${EXTRA[@]}" --timeout 1 --timeout-grace 0.5 -- \
 		sh -c "$(tree_cmd $m1 $m2 $m3)"
@@ -249,7 +251,7 @@ t_pid1_timeout() {
 # does ignore SIGTERM)
 check_stop() {
 	local desc=$1 m1 m2 lp t0 t1 alive_after log=$W/stop.jsonl pre=() opt=() p tree
-	m1=$(mark) m2=$(mark)
+	mark m1 m2
 	rm -f "$log"
 	if [ "$desc" = "pid 1" ]; then pre=("${PIDNS[@]}"); else opt=(--init); fi
 	bg "${pre[@]}" "${LR[@]}" "${opt[@]}" --audit-log "$log" --timeout-grace 1.5 -- \
@@ -395,11 +397,11 @@ t_left_behind() {
 	local D=("--init: what the command leaves behind (a daemon, setsid) is ended when it exits"
 		 "control: exec in place, the daemon outlives the command")
 	local m
-	m=$(mark)
+	mark m
 	run "${LR[@]}" --init -- sh -c "setsid sleep $m & sleep 0.2"
 	if [ "$RC" = 0 ] && gone $m; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $RC, $(marked $m)"; fi
 	kill_marked $m
-	m=$(mark)
+	mark m
 	run "${LR[@]}" -- sh -c "setsid sleep $m & sleep 0.2"
 	if alive $m; then tap_ok "${D[1]}"; else tap_not_ok "${D[1]}"; fi
 	kill_marked $m
@@ -409,7 +411,7 @@ t_die_with_parent() {
 	local D=("--die-with-parent: the tree ends when landrun's parent is killed"
 		 "control: without it, the command outlives the parent")
 	local m1 m2 p sup
-	m1=$(mark) m2=$(mark)
+	mark m1 m2
 	bash -c '"$@" & wait' _ "${LR[@]}" --die-with-parent --audit-log "$AUD" -- \
 		sh -c "setsid sleep $m1 & exec sleep $m2" >"$W/out" 2>"$W/err" &
 	p=$!
@@ -418,7 +420,7 @@ t_die_with_parent() {
 	wait $p 2>/dev/null
 	if until_ok "$WAIT_S" eval 'gone $m1 && gone $m2'; then tap_ok "${D[0]}"
 	else tap_not_ok "${D[0]}: left $(marked $m1) $(marked $m2)"; kill_marked $m1 $m2; fi
-	m2=$(mark)
+	mark m2
 	bash -c '"$@" & wait' _ "${LR[@]}" --init -- sleep $m2 >"$W/out" 2>"$W/err" &
 	p=$!
 	until_ok "$WAIT_S" alive $m2
@@ -436,7 +438,7 @@ t_die_with_parent() {
 check_supervisor_killed() {
 	local desc=$1 m
 	shift
-	m=$(mark)
+	mark m
 	bg "${LR[@]}" "$@" --init -- sleep $m
 	if ! until_ok "$WAIT_S" alive $m; then
 		fin
@@ -720,7 +722,7 @@ t_supervisor_limits() {
 		for m in "${D[@]}"; do skip "$m" "needs prlimit (util-linux)"; done
 		return
 	fi
-	m=$(mark)
+	mark m
 	bg "${LR[@]}" --init --timeout 1 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
 		"prlimit --pid \$PPID --nofile=0:0 --fsize=1:1; echo prlimit=\$?; setsid sleep $m & sleep 30"
 	sup=$BG
@@ -736,7 +738,7 @@ t_supervisor_limits() {
 	if [ "$(last_event "$log")" = cancelled ]; then tap_ok "${D[4]}"
 	else tap_not_ok "${D[4]}: $(tail -n 1 "$log" | cut -c1-200)"; fi
 
-	m=$(mark)
+	mark m
 	t0=$(now_ms)
 	bg "${LR[@]}" --init --timeout 2 --timeout-grace 0.5 --audit-log "$log" -- sh -c \
 		"setsid sleep $m & sleep 30"
