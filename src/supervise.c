@@ -1006,11 +1006,55 @@ static void restore_term(struct lr_supervisor *sv, bool cut)
 			dropped_kinds(sv->filter));
 }
 
+/*
+ * The terminal answers a query as it reads it, so answers to the command's
+ * last queries (a cursor position, a colour) may still be on their way up
+ * when the command ends, and would be typed into the shell after it: ask
+ * the terminal for its status (DSR, CSI 5 n), whose answer (CSI 0 n, or
+ * 3 n) comes after every earlier one, and throw away what comes up to it,
+ * for DRAIN_MS at most (a terminal that does not answer).
+ */
+static void quiet_term(struct lr_supervisor *sv)
+{
+	static const char ask[] = "\x1b[5n";
+	int state = 0; /* 0, ESC seen, CSI seen, digits seen */
+
+	if (write(sv->term_fd, ask, sizeof(ask) - 1) != (ssize_t)sizeof(ask) - 1)
+		return;
+	for (long long until = now_ms() + DRAIN_MS, left; (left = until - now_ms()) > 0;) {
+		struct pollfd p = { sv->term_fd, POLLIN, 0 };
+		unsigned char in[512];
+		ssize_t n;
+
+		if (poll(&p, 1, (int)left) <= 0)
+			return;
+		n = read(sv->term_fd, in, sizeof(in));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return;
+		for (ssize_t i = 0; i < n; i++) {
+			unsigned char c = in[i];
+
+			if (state == 3 && c == 'n')
+				return;
+			if (c == 0x1b)
+				state = 1;
+			else if (state == 1 && c == '[')
+				state = 2;
+			else if (state >= 2 && c >= '0' && c <= '9')
+				state = 3;
+			else
+				state = 0;
+		}
+	}
+}
+
 /* The command has ended: show what it wrote last (for DRAIN_MS at most, and
  * what the terminal does not take by then is dropped), then close the pty,
  * so that nothing it left behind reads what is typed from now on; throw away
  * what was typed and not taken (answers to the command's last queries
- * among it), and give the terminal its mode back, and the modes the
+ * among it, up to the last of them: quiet_term), and give the terminal its mode back, and the modes the
  * command left on in it (restore_term). */
 static void end_pty(struct lr_supervisor *sv)
 {
@@ -1040,8 +1084,11 @@ static void end_pty(struct lr_supervisor *sv)
 	out->len = 0;
 	restore_term(sv, cut);
 	sv->to_pty->len = 0;
-	if (sv->term == STDIN_FILENO && sv->raw)
+	if (sv->term == STDIN_FILENO && sv->raw) {
+		if (!sv->term_gone)
+			quiet_term(sv);
 		tcflush(sv->term_fd, TCIFLUSH);
+	}
 	set_raw(sv, false);
 	if (sv->term_flags >= 0 && fcntl(sv->term, F_SETFL, sv->term_flags) == 0)
 		sv->term_flags = -1;
