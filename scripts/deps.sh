@@ -8,7 +8,8 @@ LR_PACKAGES=(gcc libc6-dev meson ninja-build pkgconf libseccomp-dev
 	     libssl-dev			# the egress helper's TLS (--secret-header)
 	     scdoc			# the man pages
 	     bash-completion zsh fish	# the completions' test runs them
-	     python3-venv)	# python3 -m venv (ensurepip), which has no command of its own
+	     python3-venv	# python3 -m venv (ensurepip), which has no command of its own
+	     cargo clangd)	# learn.sh's tools: Debian's own (a rustup cargo elsewhere is not used)
 # The everyday tools of the smoke tests (smoke.sh, everyday.sh), privs.sh's
 # setfacl, the terminal of tty.sh and everyday.sh, egress.sh's curl, ip and
 # openssl: COMMAND:PACKAGE,
