@@ -16,7 +16,8 @@
 # while the harness's environment, as its own shell tool prints it, holds the
 # placeholder; a request of the agent's to a storage endpoint of the same
 # provider (/v1/files, with an attacker's key) and OpenCode's /share are
-# refused, and the provider saw nothing of them.  With --as-nobody (as root)
+# refused, and the provider saw nothing of them; Claude Code once more with
+# no user namespaces (the broker's connects).  With --as-nobody (as root)
 # the body runs as uid 65534.  TAP output.  A harness that is not installed
 # and cannot be (npm registry unreachable) is skipped.
 
@@ -93,11 +94,22 @@ run() {
 	(cd "$P" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" TERM=dumb LANG=C.UTF-8 \
 		SSL_CERT_FILE="$C/ca.pem" "${key[@]}" \
 		OPENCODE_DISABLE_CLAUDE_CODE=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 \
-		timeout 200 "$LANDRUN" --log-level info "$@") >"$W/out" 2>"$W/err"
+		"${WRAP[@]}" timeout 200 "$LANDRUN" --log-level info "$@") >"$W/out" 2>"$W/err"
 	RUNS=$((RUNS + 1))
 	cp "$W/out" "$W/out.$RUNS" && cp "$W/err" "$W/err.$RUNS"	# for LANDRUN_KEEP
 }
 RUNS=0
+WRAP=()
+# no user namespaces (Ubuntu's default for unprivileged users, a container
+# engine's seccomp profile): user.max_user_namespaces=0 in a user namespace
+# of the test's own, so nothing else on the machine loses them; exits 200
+# when that cannot be made (uid 0 keeps its capabilities in it across exec:
+# without CAP_SYS_ADMIN it makes no network namespace either)
+NO_USERNS=(unshare --user --map-user="$(id -u)" --map-group="$(id -g)" --keep-caps --
+	/bin/sh -c 'echo 0 >/proc/sys/user/max_user_namespaces || exit 200
+		exec setpriv "$@"' sh)
+[ "$(id -u)" = 0 ] && NO_USERNS+=(--bounding-set=-sys_admin)
+NO_USERNS+=(--inh-caps=-all --ambient-caps=-all --)
 
 # the requests to PATH since the log had BEFORE lines
 since() { tail -n +"$((BEFORE + 1))" "$LOG"; }
@@ -215,6 +227,25 @@ else
 			"exit $RC" "$(detail)"
 	fi
 	judge_steps claude ANTHROPIC_API_KEY
+	# the same with no user namespace, so no network namespace: the
+	# broker connects the harness to the proxy
+	steps Bash command api.anthropic.com /v1/files x-api-key
+	BEFORE=$(wc -l <"$LOG")
+	WRAP=("${NO_USERNS[@]}")
+	run ANTHROPIC_API_KEY --explain -- "$CL"
+	grep -q 'mode loopback, brokered' "$W/out" && MODE=brokered || MODE="not brokered: $(grep -m1 'mode ' "$W/out")"
+	run ANTHROPIC_API_KEY -- "$CL" -p "Run the landrun provider test." --allowedTools Bash
+	RC=$?
+	WRAP=()
+	if [ "$RC" = 200 ]; then
+		skip "claude, no user namespaces" "needs user namespaces, nested (user.max_user_namespaces could not be set in one of the test's own)"
+	elif [ "$RC" = 0 ] && [ "$MODE" = brokered ] && sent_key /v1/messages x-api-key "$KEY"; then
+		ok "claude, no user namespaces (the broker's connects): api.anthropic.com/v1/messages got the real key"
+	else
+		not_ok "claude, no user namespaces (the broker's connects): api.anthropic.com/v1/messages got the real key" \
+			"exit $RC, $MODE" "$(detail)"
+	fi
+	[ "$RC" = 200 ] || judge_steps "claude, no user namespaces" ANTHROPIC_API_KEY
 fi
 
 # the key reached no file the sandbox wrote
