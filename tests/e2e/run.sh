@@ -408,6 +408,38 @@ t_status() {
 }
 
 # ===========================================================================
+# A policy file means what it shows (issue 20, item 9): a NUL byte that
+# cat does not show, a line over the reader's limit, a control byte: each
+# refused, naming FILE:LINE, and nothing run; the same file without them runs.
+
+t_policy_shows() {
+	local D=("policy file: control, the clean file grants workspace (the command writes there)"
+		 "policy file: a NUL byte inside a value -> 125"
+		 "policy file: ... the message says FILE:LINE and NUL"
+		 "policy file: ... nothing ran (what the cut value would grant was not written)"
+		 "policy file: a comment line over 64 KiB, a setting at its end -> 125"
+		 "policy file: ... the message says FILE:LINE" "policy file: ... nothing ran"
+		 "policy file: an escape byte in a value -> 125" "policy file: ... nothing ran")
+	fixture policy
+
+	printf 'rw = %s\n' "$F/proj/workspace" >clean.conf
+	lr --config clean.conf -- "$TRY" create proj/workspace/new
+	assert "${D[0]}" eval '[ "$RC" = 0 ] && [ -e proj/workspace/new ]'
+	# cat shows "rw = $F/proj/workspace"; cut at the NUL it would be $F/proj
+	printf 'rw = %s\0/workspace\n' "$F/proj" >nul.conf
+	lr --config nul.conf -- "$TRY" create proj/cut;		expect "${D[1]}" 125
+	assert "${D[2]}" eval 'err_has "nul.conf:1" && err_has "NUL"'
+	assert "${D[3]}" [ ! -e proj/cut ]
+	{ printf '# '; head -c 65600 /dev/zero | tr '\0' x; printf 'rw = %s\n' "$F/mark"; } >long.conf
+	lr --config long.conf -- "$TRY" create mark/ran;	expect "${D[4]}" 125
+	assert "${D[5]}" err_has "long.conf:1"
+	assert "${D[6]}" not_ran
+	printf 'rw = %s\033]0;title\007\n' "$F/mark" >esc.conf
+	lr --config esc.conf -- "$TRY" create mark/ran;		expect "${D[7]}" 125
+	assert "${D[8]}" not_ran
+}
+
+# ===========================================================================
 # Privileges: no capabilities, no_new_privs.
 
 # all_zero STATUS KEY...: every KEY line of STATUS (tabs removed) is all zeros
@@ -634,6 +666,7 @@ t_truncate
 t_exec
 t_dotenv
 t_credentials
+t_policy_shows
 t_fds
 t_env
 t_status
