@@ -14,9 +14,17 @@
  *   msg-send ID TEXT       msgsnd
  *   msg-count ID           print how many messages it holds
  *   msg-rm ID
+ *   sem-make MODE          a new private set of one semaphore: its id
+ *   sem-set ID N           SETVAL its value to N
+ *   sem-get ID             print its value
+ *   sem-rm ID
  *   prlimit PID N          RLIMIT_NOFILE of PID to N, soft and hard
  *   setprio PID N          setpriority(PRIO_PROCESS, PID, N)
  *   setprio-user N         setpriority(PRIO_USER, 0, N): every process of the user
+ *   setprio-pgrp PGID N    setpriority(PRIO_PGRP, PGID, N)
+ *   affinity PID CPU       sched_setaffinity of PID to CPU alone
+ *   idle PID               sched_setscheduler of PID to SCHED_IDLE
+ *   ioprio-idle PID        ioprio_set of PID to the idle class
  *   nice N                 its own nice value to N (setpriority of pid 0), then
  *                          print getpriority's
  *   nofile N               its own RLIMIT_NOFILE to N (setrlimit), then print it
@@ -32,7 +40,9 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -116,6 +126,34 @@ static int msg_count(int id)
 	return fflush(stdout) ? fail() : 0;
 }
 
+/* semctl's fourth argument, which the caller defines (semctl(2)) */
+union semun {
+	int val;
+	struct semid_ds *buf;
+	unsigned short *array;
+};
+
+static int sem_get(int id)
+{
+	int v = semctl(id, 0, GETVAL);
+
+	if (v < 0)
+		return fail();
+	printf("%d\n", v);
+	return fflush(stdout) ? fail() : 0;
+}
+
+static int affinity(pid_t pid, long cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set) < 0 ? fail() : 0;
+}
+
 static int print_id(int id)
 {
 	if (id < 0)
@@ -144,6 +182,8 @@ int main(int argc, char **argv)
 		return print_id(msgget(IPC_PRIVATE, IPC_CREAT | (int)a));
 	if (!strcmp(op, "msg-send") && arg(argc, argv, 2, 10, &a) && text)
 		return msg_send((int)a, text);
+	if (!strcmp(op, "sem-make") && arg(argc, argv, 2, 8, &a))
+		return print_id(semget(IPC_PRIVATE, 1, IPC_CREAT | (int)a));
 	if (!strcmp(op, "shm-chmod") && arg(argc, argv, 2, 10, &a) && arg(argc, argv, 3, 8, &b))
 		return shm_mode((int)a, b);
 	if (!arg(argc, argv, 2, 10, &a))
@@ -158,6 +198,17 @@ int main(int argc, char **argv)
 		return msg_count((int)a);
 	if (!strcmp(op, "msg-rm"))
 		return msgctl((int)a, IPC_RMID, NULL) < 0 ? fail() : 0;
+	if (!strcmp(op, "sem-get"))
+		return sem_get((int)a);
+	if (!strcmp(op, "sem-rm"))
+		return semctl((int)a, 0, IPC_RMID) < 0 ? fail() : 0;
+	if (!strcmp(op, "idle")) {
+		struct sched_param sp = { 0 };
+
+		return sched_setscheduler((pid_t)a, SCHED_IDLE, &sp) < 0 ? fail() : 0;
+	}
+	if (!strcmp(op, "ioprio-idle")) /* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_IDLE << 13 */
+		return syscall(SYS_ioprio_set, 1, (int)a, 3 << 13) < 0 ? fail() : 0;
 	if (!strcmp(op, "setprio-user"))
 		return setpriority(PRIO_USER, 0, (int)a) < 0 ? fail() : 0;
 	if (!strcmp(op, "nice")) {
@@ -187,6 +238,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "setprio"))
 		return setpriority(PRIO_PROCESS, (id_t)a, (int)b) < 0 ? fail() : 0;
+	if (!strcmp(op, "setprio-pgrp"))
+		return setpriority(PRIO_PGRP, (id_t)a, (int)b) < 0 ? fail() : 0;
+	if (!strcmp(op, "affinity"))
+		return affinity((pid_t)a, b);
+	if (!strcmp(op, "sem-set")) {
+		union semun u = { .val = (int)b };
+
+		return semctl((int)a, 0, SETVAL, u) < 0 ? fail() : 0;
+	}
 usage:
 	fprintf(stderr, "usage: lr-proc OP ARGS... (see its source)\n");
 	return USAGE_ERROR;

@@ -4,7 +4,8 @@
 # reach.sh LANDRUN LR_PROC [--as-nobody] - what the command could reach
 # beside files (issue 20, items 1 and 2), each attack performed from inside
 # and judged from OUTSIDE: a SysV segment's content and mode, a message
-# queue's length, an outside process's open-file limit and nice value.
+# queue's length, a semaphore's value, an outside process's open-file limit,
+# nice value (by pid, group and user), scheduling policy, CPUs and I/O class.
 # Next to each, the control that shows the attack working without landrun
 # (or with --allow-sysv-ipc), and what must keep working inside: a command
 # renicing and limiting itself, `ulimit` and `nice` in a shell, POSIX shared
@@ -30,11 +31,14 @@ no_secret() { ! grep -qF -- "$SECRET" "$W/out" "$W/err"; }
 # the nice value and the open-file limits (soft hard) of PID, from /proc
 nice_of() { local s; s=$(cat "/proc/$1/stat") && s=${s##*) } && set -- $s && echo "${17}"; }
 nofile_of() { awk '/^Max open files/ { print $4, $5 }' "/proc/$1/limits"; }
-IDS=() QUEUES=()
+policy_of() { local s; s=$(cat "/proc/$1/stat") && s=${s##*) } && set -- $s && echo "${39}"; }
+cpus_of() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"; }
+IDS=() QUEUES=() SEMS=()
 cleanup_ipc() {
 	local i
 	for i in "${IDS[@]}"; do "$PROC" shm-rm "$i" 2>/dev/null; done
 	for i in "${QUEUES[@]}"; do "$PROC" msg-rm "$i" 2>/dev/null; done
+	for i in "${SEMS[@]}"; do "$PROC" sem-rm "$i" 2>/dev/null; done
 }
 trap 'cleanup_ipc; e2e_reap' EXIT
 
@@ -87,6 +91,21 @@ t_sysv_msg() {
 	assert "control: outside, the queue holds 1" out_has 1
 }
 
+t_sysv_sem() {
+	local id
+	if ! id=$("$PROC" sem-make 600); then
+		skip "SysV semaphores" "needs SysV IPC (CONFIG_SYSVIPC)"
+		return
+	fi
+	SEMS+=("$id")
+	lr -- "$PROC" sem-set "$id" 7;		expect "semctl(SETVAL) of an outside semaphore" 1
+	run "$PROC" sem-get "$id"
+	assert "semctl: outside, its value is still 0" grep -qx 0 "$W/out"
+	run "$PROC" sem-set "$id" 7;		expect "control: outside, semctl(SETVAL)" 0
+	run "$PROC" sem-get "$id"
+	assert "control: outside, its value is 7" grep -qx 7 "$W/out"
+}
+
 # ===========================================================================
 # Other processes: limits and priority, by pid and by user
 
@@ -110,6 +129,46 @@ t_other_processes() {
 	assert "control: its open-file limit is 5 5" test "$(nofile_of "$control")" = "5 5"
 	run "$PROC" setprio "$control" 19;	expect "control: outside, setpriority" 0
 	assert "control: its nice value is 19" test "$(nice_of "$control")" = 19
+}
+
+# By process group, and the scheduler's and the I/O scheduler's settings:
+# each on a process in a group of its own, its state read in /proc (and
+# by ionice) outside; the controls do the same from outside.
+t_other_processes_sched() {
+	local victim control cpus policy io
+	setsid sleep 300 & victim=$!
+	PIDS+=("$victim")
+	setsid sleep 300 & control=$!
+	PIDS+=("$control")
+	until_pgid() { local s; s=$(cat "/proc/$1/stat") && s=${s##*) } && set -- "$1" $s && [ "$4" = "$1" ]; }
+	wait_until 10 until_pgid "$victim" && wait_until 10 until_pgid "$control" ||
+		{ echo "Bail out! setsid sleep did not lead a group of its own"; exit 1; }
+	cpus=$(cpus_of "$victim") policy=$(policy_of "$victim") io=$(ionice -p "$victim")
+
+	lr -- "$PROC" setprio-pgrp "$victim" 19; expect "setpriority(PRIO_PGRP) of an outside group" 1
+	assert "setpriority(PRIO_PGRP): outside, its nice value is unchanged" \
+		test "$(nice_of "$victim")" = 0
+	lr -- "$PROC" idle "$victim";		expect "sched_setscheduler of an outside process" 1
+	assert "sched_setscheduler: outside, its policy is unchanged ($policy)" \
+		test "$(policy_of "$victim")" = "$policy"
+	lr -- "$PROC" ioprio-idle "$victim";	expect "ioprio_set of an outside process" 1
+	assert "ioprio_set: outside, its I/O class is unchanged ($io)" \
+		test "$(ionice -p "$victim")" = "$io"
+	run "$PROC" setprio-pgrp "$control" 19;	expect "control: outside, setpriority(PRIO_PGRP)" 0
+	assert "control: its nice value is 19" test "$(nice_of "$control")" = 19
+	run "$PROC" idle "$control";		expect "control: outside, sched_setscheduler" 0
+	assert "control: its policy is SCHED_IDLE (5)" test "$(policy_of "$control")" = 5
+	run "$PROC" ioprio-idle "$control";	expect "control: outside, ioprio_set" 0
+	assert "control: its I/O class is idle" test "$(ionice -p "$control")" = idle
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "sched_setaffinity of an outside process" "needs two CPUs"
+		return
+	fi
+	lr -- "$PROC" affinity "$victim" 0;	expect "sched_setaffinity of an outside process" 1
+	assert "sched_setaffinity: outside, its CPUs are unchanged ($cpus)" \
+		test "$(cpus_of "$victim")" = "$cpus"
+	run "$PROC" affinity "$control" 0;	expect "control: outside, sched_setaffinity" 0
+	assert "control: its CPUs are 0" test "$(cpus_of "$control")" = 0
 }
 
 t_self() {
@@ -159,7 +218,9 @@ if __name__ == "__main__":
 
 t_sysv_shm
 t_sysv_msg
+t_sysv_sem
 t_other_processes
+t_other_processes_sched
 t_self
 t_posix_shm
 tap_done
