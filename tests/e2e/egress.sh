@@ -564,6 +564,37 @@ else
 	tap_not_ok "a slow client: $(tr '\n' '|' <"$W/out")"
 fi
 saw_nothing "a slow client" allowed
+# 600 connections that never finish their head hold every place the helper
+# has (512): the command starves only itself; --timeout still ends it on
+# time, and the next run is served
+cat >"$W/ro/hold.py" <<'EOF'
+import os, socket, time
+proxy = os.environ["HTTP_PROXY"].split("//")[1]
+ph, pp = proxy.rsplit(":", 1)
+held = []
+for i in range(600):
+    try:
+        c = socket.create_connection((ph, int(pp)), timeout=5)
+        c.sendall(b"GET http://allowed.test:8080/ HTTP/1.1\r\n")
+        held.append(c)
+    except OSError as e:
+        print("FAILED", i, e, flush=True)
+        break
+print("HELD", len(held), flush=True)
+time.sleep(600)
+EOF
+t0=$(date +%s%N)
+client "${A[@]}" --timeout 3 --timeout-grace 1 --rlimit-nofile 2048 -- "$PYTHON" "$W/ro/hold.py"
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ "$RC" = 124 ] && [ "$ms" -lt 9000 ] && out_has "HELD"; then
+	tap_ok "600 connections held open (the helper serves 512): --timeout 3 still ends the run, in $ms ms"
+else
+	tap_not_ok "600 connections held open: --timeout 3 ends the run (exit $RC, $ms ms; $(tr '\n' '|' <"$W/out"); $(tail -n 2 "$W/err" | tr '\n' '|'))"
+fi
+mark allowed
+client "${A[@]}" "${C[@]}" absolute allowed.test:8080
+expect "... and the next run is served" 0
+saw "after 600 held connections" allowed
 held "a second request pipelined after a GET" \
 	"b'GET http://allowed.test:8080/held HTTP/1.1\r\nHost: allowed.test:8080\r\n\r\nGET /second HTTP/1.1\r\nHost: forbidden.test\r\n\r\n'" "b''"
 held "control: a POST's body of its Content-Length" \
