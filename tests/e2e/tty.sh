@@ -289,8 +289,9 @@ assert "bash under --pty: exit gives the terminal back to the outer shell" \
 # --pty: the relay never blocks on what the command writes or refuses to
 # read (issue 20, item 8).  The command floods its pty, in raw mode, with
 # cursor-position queries and never reads: the terminal's answers pile up
-# in its input.  --timeout must still end the run on time, and the
-# terminal must get its mode back, also when the command dies of SIGKILL.
+# in its input.  --timeout must still end the run on time, and so must a
+# SIGTERM to landrun, and the terminal must get its mode back, also when
+# the command dies of SIGKILL.
 
 cat >"$W/flood.sh" <<EOF
 stty -g > $W/flood.before
@@ -302,10 +303,14 @@ stty -g > $W/flood.after
 $LANDRUN --pty --rox $BIN -- $LRTTY rawkill
 echo \$? > $W/rawkill.end
 stty -g > $W/rawkill.after
+s=\$(date +%s%N)
+timeout --foreground --preserve-status -s TERM 2 $LANDRUN --pty --rox $BIN -- $LRTTY flood 40000
+echo "\$? \$(( (\$(date +%s%N) - s) / 1000000 ))" > $W/floodterm.end
+stty -g > $W/floodterm.after
 EOF
 shell flood
 type_line flood "bash $W/flood.sh"
-wait_for_file "$W/rawkill.after" "" 120
+wait_for_file "$W/floodterm.after" "" 120
 type_line flood "echo typed-after-the-flood > $W/flood.typed"
 wait_for_file "$W/flood.typed"
 tm kill-session -t flood 2>/dev/null
@@ -321,6 +326,11 @@ assert "--pty flood: the terminal has its mode back" \
 assert "--pty, the command dies of SIGKILL in raw mode: 137" grep -qx 137 "$W/rawkill.end"
 assert "--pty SIGKILL: the terminal has its mode back" \
 	eval '[ -s "$W/flood.before" ] && cmp -s "$W/flood.before" "$W/rawkill.after"'
+read -r FT_RC FT_MS <"$W/floodterm.end" 2>/dev/null
+assert "--pty flood, SIGTERM to landrun after 2 s: it ends (143, got ${FT_RC:-none}) in ${FT_MS:-?} ms (< 6000)" \
+	eval '[ "${FT_RC:-}" = 143 ] && [ "${FT_MS:-99999}" -lt 6000 ]'
+assert "--pty flood, SIGTERM: the terminal has its mode back" \
+	eval '[ -s "$W/flood.before" ] && cmp -s "$W/flood.before" "$W/floodterm.after"'
 assert "--pty flood: the shell reads the next line, no answer mixed in" \
 	grep -qx "typed-after-the-flood" "$W/flood.typed"
 
