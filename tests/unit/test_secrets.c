@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Secret and protected names; the git config reader. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -382,6 +383,106 @@ Test(secrets, gitconfig_agrees_with_git, .timeout = 120)
 	}
 	cr_expect_gt(compared, ARRAY_SIZE(values) * ARRAY_SIZE(tails) / 2,
 		     "git read only %zu of the files", compared);
+	unlink(file);
+	rmdir(dir);
+}
+
+/* The same for the files git reads as more configuration: include.path and
+ * includeIf.<condition>.path, with section headers spelled every way git
+ * takes (case, a quoted subsection with escapes, the old [section.sub]
+ * form) or ignores ([include "x"], [includeIf] with no condition).  Every
+ * value git reads (`git config --get-regexp -z`) must be among those
+ * landrun reports: what it does not report, it does not protect. */
+
+struct includes {
+	char values[16][512];
+	int n;
+};
+
+static void include_paths(void *data, const char *key, const char *value)
+{
+	struct includes *s = data;
+
+	if (strcmp(key, "core.hookspath") != 0 && s->n < 16)
+		snprintf(s->values[s->n++], sizeof(s->values[0]), "%s", value);
+}
+
+static bool includes_has(const struct includes *s, const char *v)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->values[i], v) == 0)
+			return true;
+	return false;
+}
+
+Test(secrets, gitconfig_includes_agree_with_git, .timeout = 120)
+{
+	static const char *const heads[] = {
+		"[include]\n\tpath", "[Include]\nPATH", "[include] path",
+		"[includeIf \"gitdir:/a/\"]\n\tpath", "[IncludeIf \"gitdir/i:~/w/\"]\npath",
+		"[includeIf \"onbranch:ma\\\"in\"]\n path", "[includeIf \"hasconfig:remote.*.url:x\"] path",
+		"[include \"x\"]\npath", "[includeIf]\npath", "[include.sub]\npath",
+		"[includeif \"gitdir:a b\"]\r\npath", "[include]\n# c\n; c\n  path",
+	};
+	static const char *const values[] = {
+		"/evil.cfg", "\"/evil.cfg\"", "~/evil.cfg", "rel/evil.cfg", "\\\n /evil.cfg",
+		"/e\\\"vil", "/evil # c", "/evil\\", "\"  /sp\"", "/tab\\t",
+	};
+	static const char *const tails[] = {
+		"\n", "", "\n[include]\npath = /second\n", " ; c\n", "\n[core]\npath = /no\n",
+	};
+	char dir[] = "/tmp/lr-gitinc-XXXXXX", file[64], text[512], cmd[512], out[8192];
+	size_t compared = 0, values_read = 0;
+
+	if (system("git --version >/dev/null 2>&1") != 0)
+		lr_skip_test(0, "git is not installed");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/config", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "env -i PATH=/usr/bin:/bin HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 git config "
+		 "--file '%s' -z --get-regexp '^include(if\\..*)?\\.path$' 2>/dev/null",
+		 file);
+	for (size_t h = 0; h < ARRAY_SIZE(heads); h++) {
+		for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
+			const char *tail = tails[(h + v) % ARRAY_SIZE(tails)];
+			struct includes got = { .n = 0 };
+			size_t n;
+			FILE *f, *p;
+			int status;
+
+			snprintf(text, sizeof(text), "%s = %s%s", heads[h], values[v], tail);
+			f = fopen(file, "w");
+			cr_assert_not_null(f);
+			fputs(text, f);
+			cr_assert_eq(fclose(f), 0);
+			p = popen(cmd, "r");
+			cr_assert_not_null(p);
+			n = fread(out, 1, sizeof(out) - 1, p);
+			out[n] = '\0';
+			status = pclose(p);
+			if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 1))
+				continue; /* git refuses the file: it reads nothing of it */
+			lr_gitconfig_paths(text, strlen(text), include_paths, &got);
+			compared++;
+			/* each entry: KEY \n VALUE \0 */
+			for (const char *e = out; e < out + n; e += strlen(e) + 1) {
+				const char *nl = strchr(e, '\n');
+
+				if (!nl || !nl[1])
+					continue; /* no value, or an empty one: nothing to read */
+				values_read++;
+				cr_expect(includes_has(&got, nl + 1),
+					  "%zu/%zu: git reads '%s' as %.*s from '%s'; landrun reports "
+					  "%d value(s), first '%s'",
+					  h, v, nl + 1, (int)(nl - e), e, text, got.n,
+					  got.n ? got.values[0] : "");
+			}
+		}
+	}
+	cr_expect_gt(compared, ARRAY_SIZE(heads) * ARRAY_SIZE(values) / 2,
+		     "git read only %zu of the files", compared);
+	cr_expect_gt(values_read, compared / 2, "git found include paths in only %zu files",
+		     values_read);
 	unlink(file);
 	rmdir(dir);
 }
