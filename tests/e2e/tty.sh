@@ -334,6 +334,29 @@ assert "--pty flood, SIGTERM: the terminal has its mode back" \
 assert "--pty flood: the shell reads the next line, no answer mixed in" \
 	grep -qx "typed-after-the-flood" "$W/flood.typed"
 
+# The user's terminal stops reading (a paused pane, a hung ssh): the relay
+# holds what it cannot write and stops reading the pty; --timeout still
+# ends the run on time, and the terminal is left in its own mode (cooked),
+# as a pty whose master nobody reads shows.
+cat >"$W/stuck.py" <<'EOF'
+import os, pty, sys, termios, time
+t0 = time.monotonic()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status = os.waitpid(pid, 0)	# the master is never read
+lflag = termios.tcgetattr(fd)[3]
+cooked = lflag & termios.ICANON and lflag & termios.ECHO
+print(os.waitstatus_to_exitcode(status), int((time.monotonic() - t0) * 1000),
+      "cooked" if cooked else "raw")
+EOF
+read -r ST_RC ST_MS ST_MODE < <(/usr/bin/python3 "$W/stuck.py" "$LANDRUN" --pty --timeout 2 \
+	--timeout-grace 1 --rox "$BIN" -- "$LRTTY" flood 400000 2>/dev/null)
+assert "--pty, a terminal that never reads, --timeout 2: the run ends with 124 (got ${ST_RC:-none}) in ${ST_MS:-?} ms (< 8000)" \
+	eval '[ "${ST_RC:-}" = 124 ] && [ "${ST_MS:-99999}" -lt 8000 ]'
+assert "--pty, a terminal that never reads: its mode is its own again (${ST_MODE:-none})" \
+	[ "${ST_MODE:-}" = cooked ]
+
 # ===========================================================================
 # --pty: what acts on the terminal beyond the screen.  The user's terminal
 # here is a tmux pane with set-clipboard on, so OSC 52 from the command makes
