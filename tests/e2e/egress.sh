@@ -675,6 +675,21 @@ EOF
 run "$PYTHON" "$W/audit.py" "$AUD"
 assert "--audit-log: an egress record for each decision, in the run's records; the helper not counted as left behind" out_has "^ok 2$"
 
+# a host name with escape sequences, the command's choice: refused for
+# its control bytes before it is read as a name, so the record holds the
+# reason and no host, and the file no raw byte (issue 20, item 6)
+AUD_ESC=$TMP/t/audit-esc.jsonl
+lr --audit-log "$AUD_ESC" "${A[@]}" "${R[@]}" "b'CONNECT a\\x1b]0;pwned\\x07b.test:8080 HTTP/1.1\\r\\n\\r\\n'"
+if [ -s "$AUD_ESC" ] && ! grep -q "$(printf '[\033\007]')" "$AUD_ESC" &&
+	"$PYTHON" -c 'import json, sys
+eg = [r for r in map(json.loads, open(sys.argv[1])) if r["event"] == "egress"]
+assert [(r["decision"], r["host"], r["reason"]) for r in eg] == \
+	[("refused", None, "a control byte in the request head")], eg' "$AUD_ESC"; then
+	tap_ok "--audit-log: a host with escape sequences: refused, recorded without it, no raw byte in the log"
+else
+	tap_not_ok "--audit-log: a host with escape sequences: $(grep '"egress"' "$AUD_ESC" | od -c | grep -m3 -e 033 -e 007 | tr '\n' '|')"
+fi
+
 # the log is bounded (issue 20, item 11): 3000 refusals of one host are a
 # handful of records, counted; 6000 of distinct hosts stop at the cap with
 # one "capped" record; the run's end record comes last either way
