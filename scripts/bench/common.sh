@@ -59,13 +59,16 @@ bench_install_npm() {
 	fi
 }
 
-# landrun, optimised, in its own build directory (the tests are not built).
+# landrun, optimised, in its own build directory (the tests are not built);
+# and its egress helper, which landrun --allow-domain finds beside it: without
+# it a fresh build directory cannot run bench-egress.sh's proxy at all.
 bench_build() {
 	if [ ! -f "$BENCH_BUILD/build.ninja" ]; then
 		meson setup "$BENCH_BUILD" "$BENCH_ROOT" --buildtype=release >/dev/null ||
 			bench_fail "meson setup $BENCH_BUILD failed"
 	fi
-	ninja -C "$BENCH_BUILD" landrun liblandrun.a liblandrun-seccomp-builder.a >/dev/null || bench_fail "building landrun failed"
+	ninja -C "$BENCH_BUILD" landrun landrun-egress liblandrun.a liblandrun-seccomp-builder.a \
+		>/dev/null || bench_fail "building landrun failed"
 	LANDRUN=$BENCH_BUILD/landrun
 }
 
