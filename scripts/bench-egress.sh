@@ -1,8 +1,10 @@
 #!/bin/bash
-# bench-egress.sh - what --allow-domain's proxy costs a connection, against a
-# direct loopback connection measured in the same run.
+# bench-egress.sh - what --allow-domain's proxy costs a connection, and what
+# its TLS interception (--allow-request, --secret-header) costs a request,
+# against direct loopback connections measured in the same run.
 #
-#   scripts/bench-egress.sh [ROUNDS] [CONNECTIONS] [MEGABYTES]   (Debian 12+)
+#   scripts/bench-egress.sh [ROUNDS] [CONNECTIONS] [MEGABYTES] [REQUESTS] [TLS_MEGABYTES]
+#   (Debian 12+)
 #
 # A server on 127.0.0.1 (scripts/bench/egress.c) and one client, three ways,
 # interleaved round by round (ROUNDS, default 10):
@@ -16,34 +18,78 @@
 # Each round: CONNECTIONS (default 300) connections one after the other
 # (connect, the proxy's answer, one byte there and back, close: the median
 # set-up), and MEGABYTES (default 100) over one connection (the throughput).
+# Then HTTPS, in the same rounds: a TLS server on 127.0.0.1 (egress.c again,
+# with OpenSSL; its certificate, for localhost, from a test CA made here with
+# openssl) and one client, three ways:
+#   tls-direct     the client unconfined, straight to the server
+#   tls-tunnel     under landrun --allow-domain localhost:PORT: CONNECT, and
+#                  the TLS end to end through the proxy's tunnel
+#   tls-intercept  under landrun --allow-request 'localhost:PORT=GET /*': the
+#                  proxy ends the client's TLS with the run's CA, reads the
+#                  request, judges it, and makes TLS of its own to the server
+# (both with 127.0.0.1:PORT allowed as an address, as above).  landrun, whose
+# helper verifies the server, is given the test CA in SSL_CERT_FILE, as
+# docs/usage.md says for a gateway with a CA of its own; every client gets
+# SSL_CERT_FILE (--env), which landrun replaces with its bundle (the test CA
+# then the run's) when it intercepts.  Each round: REQUESTS (default 200)
+# requests one after the other, each on a connection of its own, as the proxy
+# serves one request per connection (connect, CONNECT if any, the TLS
+# handshake, GET, the answer: the median), and one GET of TLS_MEGABYTES
+# (default 200).  The goals are printed beside them: under 1 ms added per
+# request, at least 0.8x direct's throughput.
 # Ratios are taken within a round, then their median (and range) over the
 # rounds.  Then, in each round, the CPU time the proxy (the landrun-egress
 # helper, found by its pidfd) spends relaying ten times MEGABYTES, against
 # what the server spends sending them.  Last, what --allow-domain adds to
 # landrun's start (hyperfine, /bin/true with and without it: the namespace,
-# the helper's start, the witness).  About three minutes.  Exit 0, or 2 on a
+# the helper's start, the witness).  About four minutes.  Exit 0, or 2 on a
 # harness error.
 source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
 ROUNDS=${1:-10}
 CONNS=${2:-300}
 MB=${3:-100}
+REQS=${4:-200}
+TLS_MB=${5:-200}
 
 bench_install
 bench_build
 W=$(mktemp -d /tmp/landrun-bench-egress.XXXXXX)
+# the TLS server's and the test CA's keys: not under $W, which the clients
+# are granted (landrun would keep them out, and say so)
+K=$(mktemp -d /tmp/landrun-bench-egress-keys.XXXXXX)
 SERVER=
+TLS_SERVER=
 cleanup() {
 	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	rm -rf "$W"
+	[ -n "$TLS_SERVER" ] && kill "$TLS_SERVER" 2>/dev/null
+	rm -rf "$W" "$K"
 }
 trap cleanup EXIT
 chmod 755 "$W"
-bench_cc egress.c "$W/egress" -pthread
+bench_cc egress.c "$W/egress" -pthread -lssl -lcrypto
 "$W/egress" serve "$W/port" &
 SERVER=$!
 for _ in $(seq 50); do [ -s "$W/port" ] && break; sleep 0.1; done
 PORT=$(cat "$W/port" 2>/dev/null) || bench_fail "the server did not start"
+
+# the test CA (EC P-256, as the run's CA is) and the server's certificate
+# for localhost from it
+if ! { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	-subj /CN=landrun-bench-ca -addext basicConstraints=critical,CA:TRUE \
+	-addext keyUsage=critical,keyCertSign -keyout "$K/ca.key" -out "$W/ca.pem" &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+		-keyout "$K/key.pem" -out "$K/csr.pem" &&
+	printf 'subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$K/ext" &&
+	openssl x509 -req -in "$K/csr.pem" -CA "$W/ca.pem" -CAkey "$K/ca.key" -CAcreateserial \
+		-days 2 -extfile "$K/ext" -out "$K/cert.pem"; } >"$K/openssl.log" 2>&1; then
+	bench_fail "openssl cannot make the test certificates: $(tail -n 3 "$K/openssl.log")"
+fi
+chmod 644 "$W/ca.pem"
+"$W/egress" serve-tls "$W/tlsport" "$K/cert.pem" "$K/key.pem" &
+TLS_SERVER=$!
+for _ in $(seq 50); do [ -s "$W/tlsport" ] && break; sleep 0.1; done
+TPORT=$(cat "$W/tlsport" 2>/dev/null) || bench_fail "the TLS server did not start"
 
 G=(--rox /usr,/lib,/lib64,"$W" --ro /etc/hosts --rw /dev/null)
 client() { # WAY ARGS...
@@ -57,11 +103,30 @@ client() { # WAY ARGS...
 	esac
 }
 host_of() { [ "$1" = proxy ] && echo localhost || echo 127.0.0.1; }
+# HTTPS: every way by the name localhost (the server's certificate's), and
+# the same SSL_CERT_FILE given to the client
+tls_client() { # WAY ARGS...
+	local way=$1
+	shift
+	case $way in
+	tls-direct) SSL_CERT_FILE=$W/ca.pem "$W/egress" "$@" ;;
+	tls-tunnel) SSL_CERT_FILE=$W/ca.pem "$LANDRUN" "${G[@]}" --env SSL_CERT_FILE \
+		--allow-domain "localhost:$TPORT,127.0.0.1:$TPORT" -- "$W/egress" "$@" ;;
+	tls-intercept) SSL_CERT_FILE=$W/ca.pem "$LANDRUN" "${G[@]}" --env SSL_CERT_FILE \
+		--allow-domain "127.0.0.1:$TPORT" --allow-request "localhost:$TPORT=GET /*" -- \
+		"$W/egress" "$@" ;;
+	esac
+}
 
 # the proxy's set-up, checked once: its explain says a namespace carries it
 "$LANDRUN" "${G[@]}" --allow-domain "localhost:$PORT" --explain=json -- /bin/true |
 	grep -q '"egress":{"mode":"netns"' ||
 	bench_note "no network namespace here: the proxy runs on the host's loopback (the fallback)"
+# and that --allow-request makes localhost an intercepted host, not a tunnel
+SSL_CERT_FILE=$W/ca.pem "$LANDRUN" "${G[@]}" --allow-domain "127.0.0.1:$TPORT" \
+	--allow-request "localhost:$TPORT=GET /*" --explain=json -- /bin/true |
+	grep -q '"intercepted":\[{"host":"localhost"' ||
+	bench_fail "--allow-request localhost:$TPORT: --explain=json names no intercepted host"
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
 
@@ -91,7 +156,9 @@ cpu_round() {
 
 bench_machine
 echo "egress: $ROUNDS rounds of $CONNS connections and $MB MB; port $PORT"
+echo "https: the same rounds, $REQS requests and $TLS_MB MB; port $TPORT"
 : >"$W/results"
+: >"$W/tls"
 for r in $(seq "$ROUNDS"); do
 	for way in direct landrun proxy; do
 		lat=$(client "$way" latency "$CONNS" "$(host_of "$way")" "$PORT") ||
@@ -99,6 +166,13 @@ for r in $(seq "$ROUNDS"); do
 		tp=$(client "$way" throughput $((MB * 1000000)) "$(host_of "$way")" "$PORT") ||
 			bench_fail "$way: throughput failed"
 		echo "$r $way ${lat%% *} $tp" >>"$W/results"
+	done
+	for way in tls-direct tls-tunnel tls-intercept; do
+		lat=$(tls_client "$way" https-latency "$REQS" localhost "$TPORT") ||
+			bench_fail "$way: https-latency failed"
+		tp=$(tls_client "$way" https-throughput $((TLS_MB * 1000000)) localhost "$TPORT") ||
+			bench_fail "$way: https-throughput failed"
+		echo "$r $way ${lat%% *} $tp" >>"$W/tls"
 	done
 	cpu_round >>"$W/cpu"
 	echo "bench: round $r/$ROUNDS done" >&2
@@ -111,7 +185,8 @@ bench_add "landrun" "$LANDRUN --rox /usr,/lib,/lib64 -- /bin/true"
 bench_add "landrun --allow-domain" "$LANDRUN --rox /usr,/lib,/lib64 --allow-domain localhost:$PORT -- /bin/true"
 bench_run "start-up: /bin/true" "$W/startup.json" "landrun" --warmup 20 --runs 300
 
-python3 - "$W/results" "$CONNS" "$MB" "$W/cpu" "$(getconf CLK_TCK)" <<'EOF'
+python3 - "$W/results" "$CONNS" "$MB" "$W/cpu" "$(getconf CLK_TCK)" \
+	"$W/tls" "$REQS" "$TLS_MB" <<'EOF'
 import statistics, sys
 
 rows = [l.split() for l in open(sys.argv[1])]
@@ -154,5 +229,50 @@ if ratios:
     print("CPU time relaying %d MB: the proxy %.2f s, the server sending them %.2f s (medians);"
           % (int(mb) * 10, med([h for h, _ in cpu]) / hz, med([sv for _, sv in cpu]) / hz))
     print("the proxy / the server: %.2fx (%.2f-%.2f)" % (med(ratios), min(ratios), max(ratios)))
+
+# HTTPS: the same, and the goals (the issue's) judged on the medians
+tls = {}
+for l in open(sys.argv[6]):
+    r, way, lat, tp = l.split()
+    tls.setdefault(int(r), {})[way] = (float(lat), float(tp))
+reqs, tls_mb = sys.argv[7], sys.argv[8]
+trounds = sorted(tls)
+
+def tcol(way, i):
+    return [tls[r][way][i] for r in trounds]
+
+def vs(way, base):
+    added = [tls[r][way][0] - tls[r][base][0] for r in trounds]
+    ratio = [tls[r][way][1] / tls[r][base][1] for r in trounds]
+    return added, ratio
+
+print()
+print("| HTTPS | request, median | added per request | throughput | vs direct |")
+print("|---|---:|---:|---:|---:|")
+for way, name in (("tls-direct", "direct (unconfined)"),
+                  ("tls-tunnel", "landrun --allow-domain (CONNECT tunnel)"),
+                  ("tls-intercept", "landrun --allow-request (the proxy ends TLS)")):
+    added, ratio = vs(way, "tls-direct")
+    print("| %s | %.0f us | %s | %.0f MB/s | %s |" % (
+        name, med(tcol(way, 0)),
+        "" if way == "tls-direct"
+        else "%+.0f us (%+.0f to %+.0f)" % (med(added), min(added), max(added)),
+        med(tcol(way, 1)),
+        "1.00x" if way == "tls-direct" else "%.2fx (%s)" % (med(ratio), rng(ratio))))
+print()
+print("request: connect, the answer to CONNECT (if any), the TLS handshake (TLS 1.3, P-256,")
+print("the certificate verified), GET of one byte, the answer; each on a new connection, as")
+print("the proxy serves one request per connection; median of %s a round, then over %d rounds."
+      % (reqs, len(trounds)))
+print("Throughput: one GET of %s MB." % tls_mb)
+added, ratio = vs("tls-intercept", "tls-direct")
+print()
+print("goal, under 1 ms added per request: %+.0f us (%+.0f to %+.0f): %s" % (
+    med(added), min(added), max(added), "met" if med(added) < 1000 else "NOT met"))
+print("goal, at least 0.80x direct's throughput: %.2fx (%s): %s" % (
+    med(ratio), rng(ratio), "met" if med(ratio) >= 0.8 else "NOT met"))
+added, ratio = vs("tls-intercept", "tls-tunnel")
+print("interception against the tunnel: %+.0f us (%+.0f to %+.0f) a request, %.2fx (%s)"
+      " throughput" % (med(added), min(added), max(added), med(ratio), rng(ratio)))
 EOF
 bench_print_notes
