@@ -130,13 +130,14 @@ SSL_CERT_FILE=$W/ca.pem "$LANDRUN" "${G[@]}" --allow-domain "127.0.0.1:$TPORT" \
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
 
-# One transfer through the proxy: "HELPER-TICKS SERVER-TICKS" (user + system)
-cpu_round() {
-	local lr helper= p s0 s1 t last=
-	s0=$(ticks "$SERVER")
-	"$LANDRUN" "${G[@]}" --allow-domain "localhost:$PORT,127.0.0.1:$PORT" -- /bin/sh -c \
-		'"$1" throughput "$2" localhost "$3" >/dev/null; sleep 0.5' sh "$W/egress" \
-		$((MB * 10000000)) "$PORT" &
+# One run through the proxy, landrun ARGS... (its network flags, --, the
+# command): "HELPER-TICKS SERVER-TICKS" (user + system), SERVER's.  The
+# command waits a little at its end, for the helper's last reading.
+cpu_round() { # SERVER ARGS...
+	local server=$1 lr helper= p s0 s1 t last=
+	shift
+	s0=$(ticks "$server")
+	"$LANDRUN" "${G[@]}" "$@" &
 	lr=$!
 	for _ in $(seq 50); do
 		for p in $(pgrep -x landrun-egress); do
@@ -149,8 +150,8 @@ cpu_round() {
 		t=$(ticks "$helper") && [ -n "$t" ] && last=$t
 		sleep 0.05
 	done
-	wait "$lr" || bench_fail "proxy: the CPU round failed"
-	s1=$(ticks "$SERVER")
+	wait "$lr" || bench_fail "proxy: the CPU round failed ($*)"
+	s1=$(ticks "$server")
 	echo "${last:-0} $((s1 - s0))"
 }
 
@@ -174,7 +175,20 @@ for r in $(seq "$ROUNDS"); do
 			bench_fail "$way: https-throughput failed"
 		echo "$r $way ${lat%% *} $tp" >>"$W/tls"
 	done
-	cpu_round >>"$W/cpu"
+	cpu_round "$SERVER" --allow-domain "localhost:$PORT,127.0.0.1:$PORT" -- /bin/sh -c \
+		'"$1" throughput "$2" localhost "$3" >/dev/null; sleep 0.5' sh "$W/egress" \
+		$((MB * 10000000)) "$PORT" >>"$W/cpu"
+	# the same for the proxy that ends TLS: per request, and per byte (one
+	# line of four; not a pipe, where bench_fail would end a subshell only)
+	line=
+	for what in "https-latency $REQS" "https-throughput $((TLS_MB * 1000000))"; do
+		# shellcheck disable=SC2086 # $what: the mode and its count
+		line+=" $(SSL_CERT_FILE=$W/ca.pem cpu_round "$TLS_SERVER" --env SSL_CERT_FILE \
+			--allow-domain "127.0.0.1:$TPORT" --allow-request "localhost:$TPORT=GET /*" -- \
+			/bin/sh -c '"$@" localhost "$0" >/dev/null; sleep 0.5' "$TPORT" "$W/egress" $what)" ||
+			exit 2
+	done
+	echo "$line" >>"$W/tlscpu"
 	echo "bench: round $r/$ROUNDS done" >&2
 done
 bench_load
@@ -186,7 +200,7 @@ bench_add "landrun --allow-domain" "$LANDRUN --rox /usr,/lib,/lib64 --allow-doma
 bench_run "start-up: /bin/true" "$W/startup.json" "landrun" --warmup 20 --runs 300
 
 python3 - "$W/results" "$CONNS" "$MB" "$W/cpu" "$(getconf CLK_TCK)" \
-	"$W/tls" "$REQS" "$TLS_MB" <<'EOF'
+	"$W/tls" "$REQS" "$TLS_MB" "$W/tlscpu" <<'EOF'
 import statistics, sys
 
 rows = [l.split() for l in open(sys.argv[1])]
@@ -274,5 +288,20 @@ print("goal, at least 0.80x direct's throughput: %.2fx (%s): %s" % (
 added, ratio = vs("tls-intercept", "tls-tunnel")
 print("interception against the tunnel: %+.0f us (%+.0f to %+.0f) a request, %.2fx (%s)"
       " throughput" % (med(added), min(added), max(added), med(ratio), rng(ratio)))
+# the CPU of the proxy that ends TLS: what the load cannot stretch
+cpu = [[float(x) for x in l.split()] for l in open(sys.argv[9])]
+if cpu:
+    ms = lambda i: med([c[i] for c in cpu]) / hz * 1000
+    per = lambda i: ms(i) * 1000 / int(reqs)
+    ratios = [c[2] / c[3] for c in cpu if c[3] > 0]
+    print()
+    print("CPU time, intercepted: %.0f us a request in the proxy (two TLS handshakes, the"
+          % per(0))
+    print("request read and judged), %.0f us in the server (one handshake; medians of %s"
+          % (per(1), reqs))
+    print("requests a round); relaying %s MB the proxy %.2f s (decrypting and encrypting),"
+          % (tls_mb, ms(2) / 1000))
+    print("the server sending them %.2f s: %.2fx (%s)" % (ms(3) / 1000, med(ratios), rng(ratios))
+          if ratios else "the server sending them: too little to count")
 EOF
 bench_print_notes
