@@ -42,7 +42,7 @@
 # helper, found by its pidfd) spends relaying ten times MEGABYTES, against
 # what the server spends sending them.  Last, what --allow-domain adds to
 # landrun's start (hyperfine, /bin/true with and without it: the namespace,
-# the helper's start, the witness).  About four minutes.  Exit 0, or 2 on a
+# the helper's start, the witness).  About five minutes.  Exit 0, or 2 on a
 # harness error.
 source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
