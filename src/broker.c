@@ -756,7 +756,7 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	size_t len = strlen(path);
-	const char *rel;
+	const char *rel = NULL;
 	char *slash;
 
 	p->dir = -1;
@@ -785,6 +785,10 @@ static int locate(const struct lr_broker *b, int base, const char *path, struct 
 	p->dir = pin_dir(b, base, dir, &p->root, real, sizeof(real), &rel);
 	if (p->dir < 0)
 		return p->dir;
+	if (!rel) { /* pin_dir sets it with every descriptor: fail closed all the same */
+		place_close(p);
+		return -EXDEV;
+	}
 	if (snprintf(p->rel, sizeof(p->rel), "%s", rel) >= (int)sizeof(p->rel) ||
 	    snprintf(p->path, sizeof(p->path), "%s%s%s/%s",
 		     strcmp(p->root->path, "/") ? p->root->path : "", *rel ? "/" : "", rel,

@@ -309,30 +309,49 @@ static int add_grant(struct lr_policy *p, const char *path, unsigned access, con
 	return *path ? lr_policy_add_grant(p, path, access, flag) : -EINVAL;
 }
 
+/* Does one of the first N --allow-domain entries name S's host and port? */
+static bool domain_listed(const struct lr_policy *p, size_t n, const struct lr_http_site *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p->allow_domains[i].kind == LR_DEST_NAME && p->allow_domains[i].port == s->port &&
+		    strcmp(p->allow_domains[i].host, s->host) == 0)
+			return true;
+	return false;
+}
+
 /* An intercepted host is an allowed destination too, unless --allow-domain
- * names it already. */
+ * names it already: as if --allow-domain HOST:PORT were given.  (The array
+ * grows once, before any name is copied into it: GCC's analyzer loses a
+ * name copied into an array that grows after.) */
 static int intercepted_allowed(struct lr_policy *p)
 {
+	size_t had = p->n_allow_domains, add = 0;
+	struct lr_dest *grown;
+
+	for (size_t j = 0; j < p->n_egress_sites; j++)
+		add += !domain_listed(p, had, &p->egress_sites[j]);
+	if (add == 0)
+		return 0;
+	if (had > SIZE_MAX / sizeof(*grown) - add)
+		return -ENOMEM;
+	grown = realloc(p->allow_domains, (had + add) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->allow_domains = grown;
 	for (size_t j = 0; j < p->n_egress_sites; j++) {
 		const struct lr_http_site *s = &p->egress_sites[j];
-		struct lr_dest *d;
-		bool listed = false;
+		char item[300];
+		int r;
 
-		for (size_t i = 0; i < p->n_allow_domains; i++)
-			listed |= p->allow_domains[i].kind == LR_DEST_NAME &&
-				  p->allow_domains[i].port == s->port &&
-				  strcmp(p->allow_domains[i].host, s->host) == 0;
-		if (listed)
+		if (domain_listed(p, had, s))
 			continue;
-		d = lr_array_push(&p->allow_domains, &p->n_allow_domains, sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		memset(d, 0, sizeof(*d));
-		d->kind = LR_DEST_NAME;
-		d->port = s->port;
-		d->host = strdup(s->host);
-		if (!d->host)
-			return -ENOMEM;
+		if (snprintf(item, sizeof(item), "%s:%u", s->host, (unsigned)s->port) >=
+		    (int)sizeof(item))
+			return -ENAMETOOLONG;
+		r = lr_egress_parse_dest(item, &grown[p->n_allow_domains]);
+		if (r < 0)
+			return r;
+		p->n_allow_domains++;
 	}
 	return 0;
 }
