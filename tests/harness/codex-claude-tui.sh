@@ -184,9 +184,11 @@ case $CL_RC in
 	echo "# claude $("$CL" --version 2>/dev/null) at $CL"
 	ln -s "$CL" "$W/bin/claude"
 	# Onboarding done and the API key approved (its last 20 characters, or
-	# the whole key when shorter); the folder trust is left to the keystroke.
+	# the whole key when shorter): the profile holds ANTHROPIC_API_KEY
+	# outside, so what Claude Code sees is landrun's placeholder; the
+	# folder trust is left to the keystroke.
 	echo '{"hasCompletedOnboarding": true,
- "customApiKeyResponses": {"approved": ["fake-key"], "rejected": []}}' \
+ "customApiKeyResponses": {"approved": ["landrun-placeholder"], "rejected": []}}' \
 		>"$CLAUDE_SANDBOX_DIR/.claude.json"
 	tui claude claude
 	drive claude claude-code "Yes, I trust this folder" "? for shortcuts" C-c C-c
