@@ -1,6 +1,6 @@
 #!/bin/bash
 # analyze.sh - build landrun with GCC's static analyzer (-fanalyzer, in
-# build-analyze/) and fail if it warns about anything in src/ or include/.
+# build-analyze/) and fail if it warns about anything in src/, include/ or tools/.
 # The analyzer's findings are fixed, or the code restructured where it was
 # wrong: nothing in the sources silences it.
 set -euo pipefail
@@ -18,8 +18,8 @@ if ! meson compile -C build-analyze landrun:executable lr-seccomp-gen:executable
 	echo "analyze: the build failed" >&2
 	exit 1
 fi
-if grep -E '^\.\./(src|include)/[^:]+:[0-9]+:[0-9]+: warning: .*\[-Wanalyzer-' "$log" >/dev/null; then
-	grep -E -A30 '^\.\./(src|include)/[^:]+:[0-9]+:[0-9]+: warning: .*\[-Wanalyzer-' "$log" | head -200
+if grep -E '^\.\./(src|include|tools)/[^:]+:[0-9]+:[0-9]+: warning: .*\[-Wanalyzer-' "$log" >/dev/null; then
+	grep -E -A30 '^\.\./(src|include|tools)/[^:]+:[0-9]+:[0-9]+: warning: .*\[-Wanalyzer-' "$log" | head -200
 	echo "analyze: GCC's analyzer warns about the code above (whole log: $log)"
 	exit 1
 fi

@@ -67,8 +67,8 @@ bench_build() {
 		meson setup "$BENCH_BUILD" "$BENCH_ROOT" --buildtype=release >/dev/null ||
 			bench_fail "meson setup $BENCH_BUILD failed"
 	fi
-	ninja -C "$BENCH_BUILD" landrun landrun-egress liblandrun.a liblandrun-seccomp-builder.a \
-		>/dev/null || bench_fail "building landrun failed"
+	ninja -C "$BENCH_BUILD" landrun landrun-egress liblandrun.a \
+		tools/seccomp-gen/liblandrun-seccomp-builder.a >/dev/null || bench_fail "building landrun failed"
 	LANDRUN=$BENCH_BUILD/landrun
 }
 
