@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "landrun/log.h"
+
 /* What a granted path may be used for. */
 enum lr_access {
 	LR_ACCESS_RO = 1 << 0,	/* read files, list directories */
@@ -47,13 +49,6 @@ enum lr_on_unsupported {
 	LR_UNSUPPORTED_ERROR,
 	LR_UNSUPPORTED_WARN,
 	LR_UNSUPPORTED_IGNORE,
-};
-
-enum lr_log_level {
-	LR_LOG_ERROR,		/* errors and warnings only */
-	LR_LOG_NOTICE,		/* also what landrun changed of the grants (the default) */
-	LR_LOG_INFO,
-	LR_LOG_DEBUG,
 };
 
 enum lr_explain {
