@@ -14,8 +14,11 @@
 
 #include "config.h"
 #include "landrun/audit.h"
+#include "landrun/explain.h"
+#include "landrun/landlock.h"
 #include "landrun/json.h"
 #include "landrun/learn.h"
+#include "landrun/supervise.h"
 #include "landrun/util.h"
 
 void lr_audit_init(struct lr_audit *a)

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "landrun/broker.h"
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 #include "landrun/exec.h"
 #include "landrun/learn.h"
 #include "landrun/landlock_uapi.h"

@@ -10,7 +10,7 @@
 
 #include "landrun/cli.h"
 #include "landrun/config.h"
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 
 const char lr_cli_usage[] =
 	"Usage: landrun [OPTIONS] [--] COMMAND [ARGS...]\n"

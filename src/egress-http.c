@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 
 #define METHOD_MAX 16
 

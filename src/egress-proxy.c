@@ -40,6 +40,7 @@
 
 #include "landrun/caps.h"
 #include "landrun/egress-tls.h"
+#include "landrun/audit.h"
 #include "landrun/egress.h"
 #include "landrun/features.h"
 #include "landrun/landlock.h"

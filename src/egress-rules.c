@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 
 #define DEFAULT_PORT 443
 #define HTTP_PORT 80

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "landrun/audit.h"
 #include "landrun/egress.h"
 #include "landrun/env.h"
 #include "landrun/log.h"

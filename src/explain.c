@@ -5,7 +5,7 @@
 #include <sys/utsname.h>
 
 #include "config.h"
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 #include "landrun/explain.h"
 #include "landrun/features.h"
 #include "landrun/json.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 #include "landrun/options.h"
 #include "landrun/secrets.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "landrun/egress.h"
+#include "landrun/egress-rules.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 

@@ -15,10 +15,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "landrun/explain.h"
-#include "landrun/landlock.h"
 #include "landrun/policy.h"
-#include "landrun/supervise.h"
+
+struct lr_explain_input;
+struct lr_fs_rules;
+struct lr_outcome;
+struct lr_plan;
 
 #define LR_AUDIT_SCHEMA 1
 

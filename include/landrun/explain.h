@@ -4,9 +4,8 @@
 
 #include <stdio.h>
 
-#include "landrun/landlock.h"
+#include "landrun/fsrules.h"
 #include "landrun/plan.h"
-#include "landrun/scan.h"
 #include "landrun/policy.h"
 #include "landrun/util.h"
 

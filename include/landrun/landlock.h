@@ -11,24 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "landrun/fsrules.h"
 #include "landrun/plan.h"
 #include "landrun/policy.h"
-
-struct lr_fs_rule {
-	int fd;			/* O_PATH */
-	bool is_dir;
-	bool carved;		/* made by carving the grant around what it must not reach */
-	uint64_t rights;
-	char *realpath;		/* canonical path of the inode FD holds */
-	const struct lr_grant *grant;	/* the grant it comes from */
-};
-
-struct lr_fs_rules {
-	struct lr_fs_rule *v;
-	size_t n;
-};
-
-struct lr_holes;
 
 /*
  * Open every grant of POLICY (O_PATH, relative to the working directory) and

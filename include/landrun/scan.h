@@ -15,31 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "landrun/fsrules.h"
 #include "landrun/landlock.h"
 #include "landrun/policy.h"
 
 /* Entries one walk looks at before it gives up (and landrun refuses). */
 #define LR_SCAN_MAX_ENTRIES 200000
 
-enum lr_hole_kind {
-	LR_HOLE_SECRET,		/* no right at all */
-	LR_HOLE_PROTECTED,	/* read-only: nothing that writes, creates or removes */
-};
-
-struct lr_hole {
-	char *path;		/* canonical; it may not exist yet (a hooksPath to be made) */
-	enum lr_hole_kind kind;
-	char *why;		/* for messages: "a secret file", "git runs it" */
-	bool carved;		/* a grant was carved around it (landlock.c) */
-	bool brokered;		/* Landlock lets it be read (its directory gives what is made
-				 * there): the broker keeps it out (broker.h) */
-};
-
-struct lr_holes {
-	struct lr_hole *v;
-	size_t n;
-	size_t entries;		/* entries looked at, over all walks */
-};
 
 /*
  * Check the opened grants RULES of POLICY: refuse (-EACCES, ERR) an explicit
