@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed" >&2; exit 2; }
 bad=0
-for f in src/*.c include/landrun/*.h; do
+for f in src/*.c src/*/*.c include/landrun/*/*.h tools/*/*.c; do
 	if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
 		echo "check-format: $f"
 		bad=1

@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "landrun/features.h"
-#include "landrun/plan.h"
-#include "landrun/policy.h"
-#include "landrun/seccomp.h"
+#include "landrun/plan/features.h"
+#include "landrun/plan/plan.h"
+#include "landrun/policy/policy.h"
+#include "landrun/confine/seccomp.h"
 
 #define MAX_INSNS 65536
 

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "landrun/options.h"
+#include "landrun/policy/options.h"
 
 int main(void)
 {

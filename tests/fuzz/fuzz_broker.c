@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "landrun/broker.h"
+#include "landrun/supervisor/broker.h"
 
 static char top[PATH_MAX], root[PATH_MAX];
 static int bases[4];

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "landrun/cli.h"
-#include "landrun/policy.h"
+#include "landrun/policy/cli.h"
+#include "landrun/policy/policy.h"
 
 #define MAX_ARGS 64
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "landrun/config.h"
-#include "landrun/policy.h"
+#include "landrun/policy/config.h"
+#include "landrun/policy/policy.h"
 
 static const char *const files[] = {"a.conf", "b.conf", "sub/c.conf",
 				    "xdg/landrun/profiles/p.conf"};

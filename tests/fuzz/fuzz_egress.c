@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
-#include "landrun/egress.h"
+#include "landrun/egress/egress.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

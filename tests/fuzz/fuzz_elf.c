@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "landrun/elf.h"
-#include "landrun/util.h"
+#include "landrun/lib/elf.h"
+#include "landrun/lib/util.h"
 
 #define MAX_RECORDS 24
 #define MAX_NAME    96

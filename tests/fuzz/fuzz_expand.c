@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "landrun/config.h"
+#include "landrun/policy/config.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

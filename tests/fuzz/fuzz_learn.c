@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "landrun/config.h"
-#include "landrun/learn.h"
-#include "landrun/policy.h"
+#include "landrun/policy/config.h"
+#include "landrun/supervisor/learn.h"
+#include "landrun/policy/policy.h"
 
 #define FILE_NAME "learn.conf"
 #define MAX_DENIALS 16

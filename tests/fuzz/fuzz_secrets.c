@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "landrun/secrets.h"
+#include "landrun/policy/secrets.h"
 
 #define NAME_MAX_LEN 255
 

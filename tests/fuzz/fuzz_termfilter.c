@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "landrun/termfilter.h"
+#include "landrun/supervisor/termfilter.h"
 
 static size_t run(const uint8_t *in, size_t n, size_t step, char *out, struct lr_term_filter *f)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landrun/audit.h"
+#include "landrun/supervisor/audit.h"
 
 static struct lr_audit_bound b;
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "landrun/broker.h"
-#include "landrun/trace.h"
+#include "landrun/supervisor/broker.h"
+#include "landrun/supervisor/trace.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "landrun/cli.h"
-#include "landrun/policy.h"
+#include "landrun/policy/cli.h"
+#include "landrun/policy/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 24

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/egress.h"
-#include "landrun/env.h"
-#include "landrun/options.h"
-#include "landrun/policy.h"
+#include "landrun/egress/egress.h"
+#include "landrun/policy/env.h"
+#include "landrun/policy/options.h"
+#include "landrun/policy/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landrun/cli.h"
-#include "landrun/config.h"
-#include "landrun/egress.h"
-#include "landrun/env.h"
-#include "landrun/options.h"
+#include "landrun/policy/cli.h"
+#include "landrun/policy/config.h"
+#include "landrun/egress/egress.h"
+#include "landrun/policy/env.h"
+#include "landrun/policy/options.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

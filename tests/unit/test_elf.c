@@ -20,8 +20,8 @@
 
 #include <criterion/criterion.h>
 
-#include "landrun/elf.h"
-#include "landrun/util.h"
+#include "landrun/lib/elf.h"
+#include "landrun/lib/util.h"
 
 static char dir[PATH_MAX];
 static struct lr_strlist out;

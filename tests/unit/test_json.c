@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landrun/json.h"
-#include "landrun/util.h"
+#include "landrun/lib/json.h"
+#include "landrun/lib/util.h"
 
 static const struct {
 	const char *in;

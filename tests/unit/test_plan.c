@@ -16,12 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/cli.h"
-#include "landrun/egress.h"
-#include "landrun/features.h"
-#include "landrun/landlock_uapi.h"
-#include "landrun/plan.h"
-#include "landrun/policy.h"
+#include "landrun/policy/cli.h"
+#include "landrun/egress/egress.h"
+#include "landrun/plan/features.h"
+#include "landrun/lib/landlock_uapi.h"
+#include "landrun/plan/plan.h"
+#include "landrun/policy/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/secrets.h"
+#include "landrun/policy/secrets.h"
 #include "skip.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "landrun/termfilter.h"
+#include "landrun/supervisor/termfilter.h"
 
 #define E "\033"
 #define ST E "\\"

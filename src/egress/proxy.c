@@ -1,0 +1,1237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The egress helper ("landrun-egress"): an HTTP proxy that lets the
+ * --allow-domain destinations through and nothing else.
+ *
+ * An executable of its own (installed in LIBEXECDIR/landrun), so that the
+ * libraries only it needs cost landrun nothing at its every start.  landrun
+ * starts it (egress.c), in the caller's network namespace, with an empty
+ * environment and fd 3 (the control socket to landrun) and fd 4 (a pidfd of
+ * landrun, which becomes the command).  Over fd 3 it gets the destinations, opens a witness listener
+ * on 127.0.0.1 for landrun to prove its namespace with, then gets the
+ * listening sockets landrun opened inside and confines itself: no
+ * capabilities, no_new_privs, Landlock (read the resolver's files, connect
+ * to the allowed ports), seccomp (no exec, no new process, no file made or
+ * written).  Each connection gets a thread: CONNECT host:port and absolute
+ * http:// requests are decided, resolved and connected here, outside, then
+ * spliced; a forwarded port is connected to the same port of 127.0.0.1.
+ * When the command ends (the pidfd), so does the helper.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <time.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+#include "landrun/confine/caps.h"
+#include "landrun/egress/tls.h"
+#include "landrun/supervisor/audit.h"
+#include "landrun/egress/egress.h"
+#include "landrun/plan/features.h"
+#include "landrun/confine/landlock.h"
+#include "landrun/lib/landlock_uapi.h"
+#include "landrun/lib/log.h"
+#include "landrun/plan/plan.h"
+#include "landrun/confine/seccomp.h"
+
+#define CTL_FD 3
+#define PIDFD 4
+/* A control message: a secret header, or the run's CA certificate, fits */
+#define MSG_MAX 16384
+#define SECRET_MAX 8192		/* bytes of a secret header */
+#define HEAD_MAX 16384
+#define MAX_CONNS 512
+#define HEAD_TIMEOUT_S 10	/* for a request's whole head, and each send of ours */
+#define CONNECT_TIMEOUT_MS 10000
+#define THREAD_STACK (256 * 1024)
+/* A relay's pipes start at the kernel's default (64 KiB); one that fills
+ * (a bulk transfer) grows to this, which takes about half the CPU per byte
+ * (scripts/bench-egress.sh).  Only on demand: a user's pipes share one
+ * budget (pipe-user-pages-soft, 64 MiB by default). */
+#define PIPE_MAX (1024 * 1024)
+#define DNS_PORT 53
+#define MAX_TARGETS 16
+
+/* glibc: the NSS services for a database, as nsswitch.conf would give them */
+extern int __nss_configure_lookup(const char *dbname, const char *service_line);
+
+struct listener {
+	int fd;
+	uint16_t port;		/* forwarded port; 0 for the proxy */
+};
+
+/* Set up before the first connection; read-only afterwards. */
+static struct {
+	int log_level;
+	struct lr_dest *dests;
+	size_t n_dests;
+	struct listener ls[LR_EGRESS_MAX_FORWARDS + 1];
+	size_t n_ls;
+	int witness;
+	struct lr_audit audit;	/* the run's --audit-log, fd -1 if none */
+	struct lr_http_site *sites;	/* intercepted hosts, their secret headers expanded */
+	size_t n_sites;
+	char cafile[4096];	/* what upstreams are verified against ("": OpenSSL's default) */
+} H = { .witness = -1, .audit = { .fd = -1 } };
+
+/* ---------------------------------------------------------------- logging */
+
+/* One line on stderr, in one write: threads do not interleave. */
+static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int level, const char *fmt, ...)
+{
+	char msg[1024], line[1024];
+	va_list ap;
+	size_t n;
+	int m;
+
+	if (level > H.log_level)
+		return;
+	va_start(ap, fmt);
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	/* host names and requests are the command's: escaped */
+	n = (size_t)snprintf(line, sizeof(line), "landrun: egress: ");
+	lr_escape(line + n, sizeof(line) - n - 1, msg, strnlen(msg, sizeof(msg)), false);
+	n = strlen(line);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
+/* One decision of the proxy's. */
+struct decision {
+	const char *verdict;	/* "allowed", "refused", "failed", "forwarded" */
+	const char *request;	/* the method, "forward", or NULL: no request */
+	const char *host;	/* normalised, or NULL */
+	unsigned port;
+	const char *address;	/* allowed, forwarded: what was connected to */
+	const char *reason;	/* refused, failed */
+};
+
+/* Every decision goes through here: one line at --log-level info, and one
+ * record in the run's --audit-log when there is one. */
+static pthread_mutex_t audit_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lr_audit_bound audit_bound;
+
+static void decided(const struct decision *d)
+{
+	const char *detail = d->address ? d->address : d->reason;
+	bool v6 = d->host && strchr(d->host, ':');
+	unsigned long count;
+	char *rec;
+	int r = 0;
+
+	if (d->host)
+		say(LR_LOG_INFO, "%s %s %s%s%s:%u%s%s", d->verdict, d->request, v6 ? "[" : "", d->host,
+		    v6 ? "]" : "", d->port, detail ? ": " : "", detail ? detail : "");
+	else
+		say(LR_LOG_INFO, "%s %s%s%s", d->verdict, d->request ? d->request : "a request",
+		    detail ? ": " : "", detail ? detail : "");
+	if (H.audit.fd < 0)
+		return;
+	/* bounded (audit.h): repeats summarised, a cap for the run */
+	pthread_mutex_lock(&audit_lock);
+	count = lr_audit_repeat(&audit_bound, lr_audit_egress_key(d->verdict, d->request, d->host,
+								   d->port, d->reason));
+	rec = !count ? NULL
+		     : lr_audit_egress(&H.audit, d->verdict, d->request, d->host, d->port,
+				       d->address, d->reason, count);
+	if (rec) {
+		switch (lr_audit_room(&audit_bound, strlen(rec))) {
+		case LR_AUDIT_ROOM:
+			break;
+		case LR_AUDIT_CAP_NOW:
+			free(rec);
+			rec = lr_audit_capped(&H.audit, LR_AUDIT_EGRESS_CAP);
+			break;
+		case LR_AUDIT_FULL:
+			free(rec);
+			rec = NULL;
+			count = 0;
+			break;
+		}
+	}
+	if (count && (!rec || (r = lr_audit_write(&H.audit, rec)) < 0))
+		say(LR_LOG_ERROR, "cannot write to the audit log: %s",
+		    rec ? strerror(-r) : "out of memory");
+	pthread_mutex_unlock(&audit_lock);
+	free(rec);
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+/* Tell landrun what went wrong; the helper's exit status. */
+static int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int ctl_error(const char *fmt, ...)
+{
+	char msg[MSG_MAX];
+	va_list ap;
+
+	snprintf(msg, sizeof(msg), "error ");
+	va_start(ap, fmt);
+	vsnprintf(msg + 6, sizeof(msg) - 6, fmt, ap);
+	va_end(ap);
+	lr_egress_send(CTL_FD, msg, -1);
+	return LR_EXIT_FAILURE;
+}
+
+/*
+ * An intercepted host's part of the configuration: "site PORT HOST", then
+ * for that site "header NAME: VALUE" (the secret, expanded by landrun) and
+ * "rule PREFIX METHOD PATH".  1 if MSG was one, 0 if not, -errno.
+ */
+static int read_site(const char *msg)
+{
+	struct lr_http_site *s = H.n_sites ? &H.sites[H.n_sites - 1] : NULL;
+	struct lr_http_allow *a;
+	unsigned port, prefix;
+	int off = 0;
+	char method[16];
+
+	if (sscanf(msg, "site %u %n", &port, &off) == 1 && off && port && port < 65536) {
+		s = lr_array_push(&H.sites, &H.n_sites, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		memset(s, 0, sizeof(*s));
+		s->port = (uint16_t)port;
+		s->host = strdup(msg + off);
+		return s->host ? 1 : -ENOMEM;
+	}
+	if (strncmp(msg, "header ", 7) == 0) {
+		const char *colon = strchr(msg + 7, ':');
+
+		if (!s || s->header_name || !colon || colon[1] != ' ')
+			return -EPROTO;
+		s->header_name = strndup(msg + 7, (size_t)(colon - msg - 7));
+		s->header_value = strdup(colon + 2);
+		return s->header_name && s->header_value ? 1 : -ENOMEM;
+	}
+	if (sscanf(msg, "rule %u %15s %n", &prefix, method, &off) == 2 && off) {
+		if (!s)
+			return -EPROTO;
+		a = lr_array_push(&s->allow, &s->n_allow, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a, 0, sizeof(*a));
+		snprintf(a->method, sizeof(a->method), "%s", method);
+		a->prefix = prefix != 0;
+		a->path = strdup(msg + off);
+		return a->path ? 1 : -ENOMEM;
+	}
+	if (strncmp(msg, "cafile ", 7) == 0) {
+		size_t n = strlen(msg + 7);
+
+		if (n == 0 || n >= sizeof(H.cafile))
+			return -EPROTO;
+		memcpy(H.cafile, msg + 7, n + 1);
+		return 1;
+	}
+	return 0;
+}
+
+static int read_config(void)
+{
+	char msg[MSG_MAX];
+
+	for (;;) {
+		struct lr_dest *d;
+		int kind, port, off = 0, afd, r;
+
+		if (lr_egress_recv(CTL_FD, msg, sizeof(msg), &afd) < 0)
+			return -EIO;
+		if (strcmp(msg, "end") == 0)
+			return 0;
+		r = read_site(msg);
+		if (r != 0) {
+			/* it may have held the secret: none of it stays on the stack */
+			explicit_bzero(msg, sizeof(msg));
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (sscanf(msg, "log %d", &H.log_level) == 1)
+			continue;
+		if (strncmp(msg, "audit ", 6) == 0 && afd >= 0) {
+			H.audit.fd = afd;
+			snprintf(H.audit.run, sizeof(H.audit.run), "%.32s", msg + 6);
+			continue;
+		}
+		if (sscanf(msg, "allow %d %d %n", &kind, &port, &off) != 2 || !off)
+			return -EPROTO;
+		d = lr_array_push(&H.dests, &H.n_dests, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		d->kind = (enum lr_dest_kind)kind;
+		d->port = (uint16_t)port;
+		d->host = strdup(msg + off);
+		if (!d->host)
+			return -ENOMEM;
+		if (d->kind == LR_DEST_ADDR) {
+			char norm[256];
+			bool is_addr;
+
+			if (lr_egress_norm_host(d->host, norm, sizeof(norm), &is_addr, d->addr) < 0 ||
+			    !is_addr)
+				return -EPROTO;
+		}
+	}
+}
+
+static int open_witness(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+
+	H.witness = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (H.witness < 0 || bind(H.witness, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(H.witness, 8) < 0 || getsockname(H.witness, (struct sockaddr *)&sin, &len) < 0)
+		return -errno;
+	*port = ntohs(sin.sin_port);
+	return 0;
+}
+
+/* Connections the witness got: the one landrun made from outside, and only
+ * it, if the namespace holds. */
+static int count_witness(void)
+{
+	struct pollfd p = { .fd = H.witness, .events = POLLIN };
+	int n = 0, fd;
+
+	/* the first is expected: give it a moment to arrive */
+	poll(&p, 1, 1000);
+	while ((fd = accept4(H.witness, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		close(fd);
+		n++;
+	}
+	return n;
+}
+
+static void add_ports(struct lr_policy *p, uint16_t port)
+{
+	struct lr_port_range *r;
+
+	for (size_t i = 0; i < p->n_connect_tcp; i++)
+		if (p->connect_tcp[i].first == port)
+			return;
+	r = lr_array_push(&p->connect_tcp, &p->n_connect_tcp, sizeof(*r));
+	if (r)
+		r->first = r->last = port;
+}
+
+/*
+ * Confine the helper itself, with landrun's own backends: a policy that
+ * reads the resolver's files and connects to the allowed and forwarded
+ * ports (and DNS over TCP).  Without Landlock or seccomp on this kernel it
+ * goes on without them, as the command's plan already says.
+ */
+static int confine_self(char *err, size_t errlen)
+{
+	static const char *const files[] = {
+		"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
+	};
+	struct lr_policy p;
+	struct lr_features features;
+	struct lr_fs_rules rules = { 0 };
+	struct lr_plan plan;
+	int r = 0;
+
+	if (lr_caps_privileged() && lr_caps_drop(err, errlen) < 0)
+		return -EPERM;
+	r = lr_caps_no_new_privs();
+	if (r < 0) {
+		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
+		return r;
+	}
+	lr_policy_init(&p);
+	for (size_t i = 0; r == 0 && i < sizeof(files) / sizeof(*files); i++)
+		r = lr_policy_add_grant(&p, files[i], LR_ACCESS_RO, "--ro");
+	lr_policy_grants_optional(&p, 0);
+	add_ports(&p, DNS_PORT);
+	for (size_t i = 0; i < H.n_dests; i++)
+		add_ports(&p, H.dests[i].port);
+	for (size_t i = 0; i < H.n_ls; i++)
+		if (H.ls[i].port)
+			add_ports(&p, H.ls[i].port);
+	if (r < 0 || p.n_connect_tcp == 0) {
+		snprintf(err, errlen, "out of memory");
+		lr_policy_free(&p);
+		return -ENOMEM;
+	}
+	lr_features_probe(&features);
+	lr_plan_compute(&p, &features, &plan);
+	/* the resolver sends UDP to port 53: Landlock's UDP rules stay out */
+	plan.handled_net &= LANDLOCK_ACCESS_NET_CONNECT_TCP | LANDLOCK_ACCESS_NET_BIND_TCP;
+	r = lr_landlock_open_rules(&p, &plan, &rules, err, errlen);
+	if (r == 0 && (plan.handled_fs || plan.handled_net || plan.scoped))
+		r = lr_landlock_enforce(&plan, &p, &rules, err, errlen);
+	lr_landlock_rules_free(&rules);
+	lr_policy_free(&p);
+	if (r == 0 && features.seccomp_filter)
+		r = lr_seccomp_load_egress(err, errlen);
+	return r;
+}
+
+/* ---------------------------------------------------------------- connections */
+
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&p, 1, HEAD_TIMEOUT_S * 1000) <= 0)
+				return -ETIMEDOUT;
+			continue;
+		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* An answer of the proxy's own, with an RFC 9209 Proxy-Status, sent on FD,
+ * or (TLS not NULL) over that TLS connection. */
+static void answer_on(int fd, SSL *tls, int status, const char *error, const char *text)
+{
+	const char *reason = status == 400   ? "Bad Request"
+			     : status == 403 ? "Forbidden"
+			     : status == 408 ? "Request Timeout"
+			     : status == 502 ? "Bad Gateway"
+			     : status == 503 ? "Service Unavailable"
+			     : status == 504 ? "Gateway Timeout"
+					     : "Error";
+	char body[600], head[1200];
+	int blen, hlen;
+
+	blen = snprintf(body, sizeof(body), "landrun: %s\n", text);
+	if (blen >= (int)sizeof(body))
+		blen = (int)sizeof(body) - 1;
+	hlen = snprintf(head, sizeof(head),
+			"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+			"Content-Length: %d\r\nConnection: close\r\n"
+			"Proxy-Status: landrun; error=%s; details=\"%s\"\r\n\r\n",
+			status, reason, blen, error, text);
+	if (hlen >= (int)sizeof(head))
+		return;
+	if (tls) {
+		if (lr_tls_write_all(tls, head, (size_t)hlen) == 0)
+			lr_tls_write_all(tls, body, (size_t)blen);
+	} else if (send_all(fd, head, (size_t)hlen) == 0) {
+		send_all(fd, body, (size_t)blen);
+	}
+}
+
+static void answer(int fd, int status, const char *error, const char *text)
+{
+	answer_on(fd, NULL, status, error, text);
+}
+
+/* Connect to ADDR:PORT, bounded in time.  The socket, or -errno. */
+static int connect_to(const uint8_t addr[16], uint16_t port)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct sockaddr_storage ss = { 0 };
+	struct pollfd p;
+	socklen_t len;
+	int fd, r, e = 0;
+
+	if (memcmp(addr, mapped, 12) == 0) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, addr + 12, 4);
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, addr, 16);
+		len = sizeof(*sin6);
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (struct sockaddr *)&ss, len);
+	if (r < 0 && errno == EINPROGRESS) {
+		p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		r = poll(&p, 1, CONNECT_TIMEOUT_MS);
+		if (r == 0) {
+			errno = ETIMEDOUT;
+			r = -1;
+		} else if (r > 0) {
+			len = sizeof(e);
+			r = getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 ? -1 : e ? -1 : 0;
+			if (e)
+				errno = e;
+		}
+	}
+	if (r < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+
+	/* the proxy must not hold back the small writes of a stream */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* One direction of a relay: FROM -> pipe -> TO. */
+struct half {
+	int from, to, pipe[2];
+	size_t pending;		/* in the pipe */
+	size_t cap;		/* the pipe's size */
+	bool grown;		/* tried to make it PIPE_MAX */
+	bool eof, shut;
+	size_t left;		/* what may still go (SIZE_MAX: all): a plain request's body */
+};
+
+/* Move what can be moved now.  0, or -errno (the connection is broken). */
+static int pump(struct half *h)
+{
+	for (;;) {
+		bool moved = false;
+		ssize_t n;
+
+		if (!h->eof && h->pending == 0 && h->left == 0) {
+			/* the request and its body went: nothing more of the
+			 * client's reaches the upstream (a second request
+			 * would not be checked), and the upstream is not told
+			 * the client is done (some servers take that as the
+			 * client leaving) */
+			h->eof = h->shut = true;
+			return 0;
+		}
+		if (!h->eof && h->pending == 0) {
+			n = splice(h->from, NULL, h->pipe[1], NULL, h->cap < h->left ? h->cap : h->left,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				h->pending = (size_t)n;
+				if (h->left != SIZE_MAX)
+					h->left -= (size_t)n;
+				moved = true;
+				/* it filled: a bulk transfer, a larger pipe (once) */
+				if ((size_t)n >= h->cap && !h->grown) {
+					int size = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_MAX);
+
+					if (size > 0)
+						h->cap = (size_t)size;
+					h->grown = true;
+				}
+			} else if (n == 0) {
+				h->eof = true;
+			} else if (errno != EAGAIN && errno != EINTR) {
+				return -errno;
+			}
+		}
+		if (h->pending) {
+			n = splice(h->pipe[0], NULL, h->to, NULL, h->pending,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				h->pending -= (size_t)n;
+				moved = true;
+			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				return -errno;
+			}
+		}
+		if (h->eof && !h->pending && !h->shut) {
+			shutdown(h->to, SHUT_WR);
+			h->shut = true;
+		}
+		if (!moved)
+			return 0;
+	}
+}
+
+static short wants(const struct half *in, const struct half *out)
+{
+	return (short)((!in->eof && !in->pending ? POLLIN : 0) | (out->pending ? POLLOUT : 0));
+}
+
+/* Copy both ways between A and B with splice(2), until both are done; at
+ * most LIMIT bytes from A to B (SIZE_MAX: no limit). */
+static void relay(int a, int b, size_t limit)
+{
+	struct half h[2] = { { .from = a, .to = b, .pipe = { -1, -1 }, .left = limit },
+			     { .from = b, .to = a, .pipe = { -1, -1 }, .left = SIZE_MAX } };
+
+	for (int i = 0; i < 2; i++) {
+		int size;
+
+		if (pipe2(h[i].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+		    (size = fcntl(h[i].pipe[1], F_GETPIPE_SZ)) <= 0)
+			goto out;
+		h[i].cap = (size_t)size;
+	}
+	if (fcntl(a, F_SETFL, O_NONBLOCK) < 0 || fcntl(b, F_SETFL, O_NONBLOCK) < 0)
+		goto out;
+	while (!(h[0].shut && h[1].shut)) {
+		struct pollfd p[2] = { { .fd = a, .events = wants(&h[0], &h[1]) },
+				       { .fd = b, .events = wants(&h[1], &h[0]) } };
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (((p[0].revents | p[1].revents) & (POLLERR | POLLNVAL)))
+			break;
+		if (pump(&h[0]) < 0 || pump(&h[1]) < 0)
+			break;
+	}
+out:
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (h[i].pipe[j] >= 0)
+				close(h[i].pipe[j]);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read a request's head, up to its blank line, within HEAD_TIMEOUT_S in
+ * all: a client that sends a byte now and then holds a worker no longer
+ * (MAX_CONNS of them would stop the helper serving).  The length, or
+ * -errno (-ETIMEDOUT).
+ */
+static int read_head(int fd, char *buf, size_t max)
+{
+	long long deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
+	size_t len = 0;
+
+	while (len < max) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!p.revents)
+			return -ETIMEDOUT;
+		n = recv(fd, buf + len, max - len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ECONNRESET;
+		len += (size_t)n;
+		if (memmem(buf, len, "\r\n\r\n", 4))
+			return (int)len;
+	}
+	return -EMSGSIZE;
+}
+
+struct targets {
+	uint8_t addr[MAX_TARGETS][16];
+	size_t n;
+	char refused[128];	/* the first special address left out, and why */
+};
+
+/* The addresses HOST may be reached at: resolved here, outside, and without
+ * the special ones the user did not allow by address.  0, or -errno/EAI. */
+static int resolve(const char *host, uint16_t port, struct targets *t, const char **gai)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int r = getaddrinfo(host, NULL, &hints, &res);
+
+	t->n = 0;
+	t->refused[0] = '\0';
+	if (r != 0) {
+		*gai = r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r);
+		return -ENOENT;
+	}
+	for (ai = res; ai && t->n < MAX_TARGETS; ai = ai->ai_next) {
+		uint8_t a[16];
+		const char *cls;
+		bool dup = false;
+
+		if (lr_egress_addr_from(ai->ai_addr, a) < 0)
+			continue;
+		for (size_t i = 0; i < t->n; i++)
+			dup |= memcmp(t->addr[i], a, 16) == 0;
+		cls = lr_egress_addr_class(a);
+		if (cls && !lr_egress_addr_allowed(H.dests, H.n_dests, a, port)) {
+			if (!t->refused[0]) {
+				char text[64];
+
+				snprintf(t->refused, sizeof(t->refused), "%s (%s)",
+					 lr_egress_addr_text(a, text, sizeof(text)), cls);
+			}
+			continue;
+		}
+		if (!dup)
+			memcpy(t->addr[t->n++], a, 16);
+	}
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* The address FD is connected to, as text. */
+static void peer_text(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	uint8_t pa[16];
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0 &&
+	    lr_egress_addr_from((struct sockaddr *)&peer, pa) == 0)
+		lr_egress_addr_text(pa, buf, len);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* Blocking, with a bound on each read and write (0: none). */
+static int blocking(int fd, int read_s, int write_s)
+{
+	struct timeval r = { .tv_sec = read_s }, w = { .tv_sec = write_s };
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &r, sizeof(r)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &w, sizeof(w)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* A request's head over TLS, within HEAD_TIMEOUT_S in all (as read_head).
+ * The bytes read (the head, maybe more), or -errno. */
+static int tls_read_head(SSL *s, char *buf, size_t max)
+{
+	long long deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
+	size_t len = 0;
+
+	while (len < max) {
+		int n;
+
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		errno = 0;
+		n = SSL_read(s, buf + len, (int)(max - len));
+		if (n <= 0) {
+			int saved = errno, e = SSL_get_error(s, n);
+
+			ERR_clear_error();
+			return e == SSL_ERROR_ZERO_RETURN ? -ECONNRESET
+			       : saved == EAGAIN	 ? -ETIMEDOUT
+							 : -EIO;
+		}
+		len += (size_t)n;
+		if (memmem(buf, len, "\r\n\r\n", 4))
+			return (int)len;
+	}
+	return -EMSGSIZE;
+}
+
+/* The rest of the body after the head (EXTRA, N bytes, then from the
+ * command) to the upstream, up to where its framing says it ends: nothing
+ * after it goes.  0, -EINVAL (malformed chunks), -EIO. */
+static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, const char *extra,
+		      size_t n)
+{
+	struct lr_http_body b;
+	char chunk[16384];
+	long take;
+
+	lr_http_body_init(&b, req);
+	take = lr_http_body_feed(&b, extra, n);
+	if (take < 0)
+		return -EINVAL;
+	if (take && lr_tls_write_all(to, extra, (size_t)take) < 0)
+		return -EIO;
+	while (!b.done) {
+		int got = SSL_read(from, chunk, sizeof(chunk));
+
+		if (got <= 0) {
+			ERR_clear_error();
+			return -EIO;
+		}
+		take = lr_http_body_feed(&b, chunk, (size_t)got);
+		if (take < 0)
+			return -EINVAL;
+		if (take && lr_tls_write_all(to, chunk, (size_t)take) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* The answer, from the upstream to the command, until the upstream closes. */
+static void relay_response(SSL *from, SSL *to)
+{
+	char chunk[16384];
+	int got;
+
+	while ((got = SSL_read(from, chunk, sizeof(chunk))) > 0)
+		if (lr_tls_write_all(to, chunk, (size_t)got) < 0)
+			break;
+	ERR_clear_error();
+}
+
+/*
+ * An intercepted host (--secret-header, --allow-request): the tunnel's TLS
+ * ended here with the host's certificate from the run's CA; one request read
+ * and judged (egress-http.c); if it passes, TLS to the upstream (verified),
+ * the rewritten head, the body as framed, and the answer until the upstream
+ * closes.  Nothing of a refused request reaches the upstream: not even its
+ * TLS is started.
+ */
+static void intercept(int client, int up, const struct lr_http_site *site, struct decision *d,
+		      const char *address)
+{
+	char buf[HEAD_MAX], err[512];
+	struct lr_http_origin req;
+	struct lr_http_verdict v;
+	struct lr_buf head = { 0 };
+	SSL *cs = NULL, *us = NULL;
+	const char *why;
+	int len, r;
+
+	if (send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39) < 0)
+		return;
+	d->verdict = "allowed";
+	d->address = address;
+	decided(d);
+	snprintf(err, sizeof(err), "its socket");
+	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 ||
+	    !(cs = lr_tls_accept(client, (size_t)(site - H.sites), err, sizeof(err)))) {
+		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host, site->port,
+		    err);
+		return;
+	}
+	len = tls_read_head(cs, buf, sizeof(buf));
+	if (len < 0) {
+		if (len == -EMSGSIZE)
+			answer_on(client, cs, 400, "http_request_error",
+				  "request head larger than 16 KiB");
+		if (len == -ETIMEDOUT)
+			answer_on(client, cs, 408, "http_request_error",
+				  "no whole request head within 10 seconds");
+		goto out;
+	}
+	*d = (struct decision){ "refused", "a request", d->host, d->port, .address = NULL };
+	if (lr_http_parse_origin(buf, (size_t)len, &req, &why) < 0) {
+		answer_on(client, cs, 400, "http_request_error", why);
+		d->reason = why;
+		decided(d);
+		goto out;
+	}
+	d->request = req.method;
+	lr_http_judge(site, buf, &req, &v);
+	if (v.status) {
+		answer_on(client, cs, v.status, v.error, v.reason);
+		d->reason = v.reason;
+		decided(d);
+		goto out;
+	}
+	snprintf(err, sizeof(err), "its socket");
+	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
+		answer_on(client, cs, 502, "tls_certificate_error", err);
+		d->verdict = "failed";
+		d->reason = err;
+		decided(d);
+		goto out;
+	}
+	r = lr_http_origin_upstream(site, buf, &req, &head);
+	r = r ?: lr_tls_write_all(us, head.s, head.len);
+	/* (the upstream gets no Expect: the body follows its head at once) */
+	if (r == 0 && req.expect_continue)
+		r = lr_tls_write_all(cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+	if (head.s)
+		explicit_bzero(head.s, head.len); /* it holds the secret */
+	free(head.s);
+	r = r ?: relay_body(cs, us, &req, buf + req.head_len, (size_t)len - req.head_len);
+	if (r == -EINVAL) {
+		/* the upstream has part of a body that never ends: it times out */
+		answer_on(client, cs, 400, "http_request_error", "a malformed chunked body");
+		d->reason = "a malformed chunked body";
+		decided(d);
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	d->verdict = "allowed";
+	d->address = address;
+	decided(d);
+	relay_response(us, cs);
+out:
+	explicit_bzero(buf, sizeof(buf));
+	lr_tls_close(us);
+	lr_tls_close(cs);
+}
+
+/* One proxy request: decide, resolve, connect, answer, relay. */
+static void proxy(int client)
+{
+	char buf[HEAD_MAX], host[256], detail[400], atext[64];
+	struct lr_http_request req;
+	struct decision d;
+	struct targets t = { 0 };
+	const char *why, *gai = NULL;
+	struct lr_buf head = { 0 };
+	const struct lr_http_site *site;
+	uint8_t addr[16];
+	bool is_addr;
+	int len, up = -1, err = 0;
+	size_t limit, extra;
+
+	len = read_head(client, buf, sizeof(buf));
+	if (len < 0) {
+		if (len == -EMSGSIZE)
+			answer(client, 400, "http_request_error", "request head larger than 16 KiB");
+		if (len == -ETIMEDOUT)
+			answer(client, 408, "http_request_error",
+			       "no whole request head within 10 seconds");
+		return;
+	}
+	if (lr_http_parse(buf, (size_t)len, &req, &why) < 0) {
+		answer(client, 400, "http_request_error", why);
+		decided(&(struct decision){ "refused", .reason = why });
+		return;
+	}
+	/* the host as the client wrote it is never echoed: it may hold anything */
+	if (lr_egress_norm_host(req.host, host, sizeof(host), &is_addr, addr) < 0) {
+		answer(client, 400, "http_request_error", "not a host name or an IP address");
+		decided(&(struct decision){ "refused", req.method,
+					    .reason = "a host that is no name or address" });
+		return;
+	}
+	d = (struct decision){ "refused", req.method, host, req.port, .address = NULL };
+	if (is_addr && !lr_egress_addr_allowed(H.dests, H.n_dests, addr, req.port)) {
+		snprintf(detail, sizeof(detail), "%s%s%s:%u: an IP address; only the names in "
+			 "--allow-domain are allowed (or the address itself, given there)",
+			 strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", req.port);
+		answer(client, 403, "destination_ip_prohibited", detail);
+		d.reason = "an IP address not in --allow-domain";
+		decided(&d);
+		return;
+	}
+	if (!is_addr && !lr_egress_name_allowed(H.dests, H.n_dests, host, req.port)) {
+		snprintf(detail, sizeof(detail), "%s:%u is not in --allow-domain", host, req.port);
+		answer(client, 403, "http_request_denied", detail);
+		d.reason = "not in --allow-domain";
+		decided(&d);
+		return;
+	}
+	/* an intercepted host's requests are read inside its TLS, never sent
+	 * as plain http:// past its rules and its secret header */
+	if (!is_addr && req.kind == LR_HTTP_ABSOLUTE &&
+	    lr_egress_site_find(H.sites, H.n_sites, host, req.port)) {
+		snprintf(detail, sizeof(detail), "%s:%u is intercepted: https:// only (a CONNECT)",
+			 host, req.port);
+		answer(client, 403, "http_request_denied", detail);
+		d.reason = "an intercepted host, as plain http://";
+		decided(&d);
+		return;
+	}
+	if (is_addr) {
+		memcpy(t.addr[0], addr, 16);
+		t.n = 1;
+	} else if (resolve(host, req.port, &t, &gai) < 0) {
+		snprintf(detail, sizeof(detail), "cannot resolve %s: %s", host, gai);
+		answer(client, 502, "dns_error", detail);
+		d.verdict = "failed";
+		d.reason = detail;
+		decided(&d);
+		return;
+	} else if (t.n == 0) {
+		snprintf(detail, sizeof(detail), "%s resolves to %s, which --allow-domain does not name "
+			 "(DNS rebinding onto local services)", host, t.refused[0] ? t.refused : "nothing");
+		answer(client, 403, "destination_ip_prohibited", detail);
+		d.reason = detail;
+		decided(&d);
+		return;
+	}
+	for (size_t i = 0; i < t.n && up < 0; i++) {
+		up = connect_to(t.addr[i], req.port);
+		if (up < 0)
+			err = up;
+	}
+	if (up < 0) {
+		snprintf(detail, sizeof(detail), "cannot connect to %s:%u: %s",
+			 lr_egress_addr_text(t.addr[0], atext, sizeof(atext)), req.port, strerror(-err));
+		answer(client, err == -ETIMEDOUT ? 504 : 502,
+		       err == -ETIMEDOUT	 ? "connection_timeout"
+		       : err == -ECONNREFUSED ? "connection_refused"
+					      : "destination_unavailable",
+		       detail);
+		d.verdict = "failed";
+		d.reason = detail;
+		decided(&d);
+		return;
+	}
+	set_nodelay(up);
+	set_nodelay(client);
+	if (req.kind == LR_HTTP_CONNECT && !is_addr &&
+	    (site = lr_egress_site_find(H.sites, H.n_sites, host, req.port))) {
+		if ((size_t)len > req.head_len) {
+			answer(client, 400, "http_request_error",
+			       "data after CONNECT before the tunnel was established");
+			d.reason = "data after CONNECT before the tunnel was established";
+			decided(&d);
+		} else {
+			peer_text(up, atext, sizeof(atext));
+			intercept(client, up, site, &d, atext);
+		}
+		close(up);
+		return;
+	}
+	if (req.kind == LR_HTTP_CONNECT)
+		err = send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39);
+	else if ((err = lr_http_upstream_head(buf, &req, &head)) == 0)
+		err = send_all(up, head.s, head.len);
+	free(head.s);
+	/* what the client sent after the head (a body, a TLS hello) goes on; of a
+	 * plain request, its body only: one request per connection */
+	limit = req.kind == LR_HTTP_CONNECT ? SIZE_MAX : req.body_len;
+	extra = (size_t)len - req.head_len;
+	if (extra > limit)
+		extra = limit;
+	if (err == 0 && extra)
+		err = send_all(up, buf + req.head_len, extra);
+	if (limit != SIZE_MAX)
+		limit -= extra;
+	if (err == 0) {
+		peer_text(up, atext, sizeof(atext));
+		d.verdict = "allowed";
+		d.address = atext;
+		decided(&d);
+		relay(client, up, limit);
+	}
+	close(up);
+}
+
+/* A forwarded port: the same port of the host's 127.0.0.1. */
+static void forward(int client, uint16_t port)
+{
+	struct decision d = { "forwarded", "forward", "127.0.0.1", port, "127.0.0.1", NULL };
+	int up = connect_to(lr_egress_loopback, port);
+
+	if (up < 0) {
+		d = (struct decision){ "failed", "forward", "127.0.0.1", port, .reason = strerror(-up) };
+		decided(&d);
+		return;
+	}
+	decided(&d);
+	set_nodelay(up);
+	set_nodelay(client);
+	relay(client, up, SIZE_MAX);
+	close(up);
+}
+
+/*
+ * The workers: each waits for a connection on every listener, serves it
+ * (decides, resolves, connects, relays) and waits again.  One is always
+ * waiting, so that a new connection finds a thread ready (no thread is
+ * made while a client waits); a few more may wait, the rest end.  At
+ * MAX_CONNS busy, new connections wait in the listeners' backlogs.
+ */
+#define IDLE_MAX 4
+
+static atomic_int idle, total;
+static pthread_attr_t worker_attr;
+
+/* A connection from any listener: its socket, and in *PORT the forwarded
+ * port (0: the proxy's). */
+static int next_conn(uint16_t *port)
+{
+	struct pollfd p[LR_EGRESS_MAX_FORWARDS + 1];
+
+	for (size_t i = 0; i < H.n_ls; i++)
+		p[i] = (struct pollfd){ .fd = H.ls[i].fd, .events = POLLIN };
+	for (;;) {
+		if (poll(p, H.n_ls, -1) < 0 && errno != EINTR)
+			return -errno;
+		for (size_t i = 0; i < H.n_ls; i++) {
+			int fd;
+
+			if (!p[i].revents)
+				continue;
+			/* another worker may have taken it: EAGAIN */
+			fd = accept4(H.ls[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0) {
+				*port = H.ls[i].port;
+				return fd;
+			}
+		}
+	}
+}
+
+static void *worker(void *arg);
+
+static void spawn_worker(void)
+{
+	pthread_t t;
+
+	atomic_fetch_add(&total, 1);
+	atomic_fetch_add(&idle, 1);
+	if (pthread_create(&t, &worker_attr, worker, NULL) != 0) {
+		atomic_fetch_sub(&idle, 1);
+		atomic_fetch_sub(&total, 1);
+	}
+}
+
+static void *worker(void *arg)
+{
+	for (;;) {
+		uint16_t port = 0;
+		int fd = next_conn(&port);
+
+		if (fd < 0)
+			break;
+		/* the last one waiting is now busy: another takes its place */
+		if (atomic_fetch_sub(&idle, 1) == 1 && atomic_load(&total) < MAX_CONNS)
+			spawn_worker();
+		if (port)
+			forward(fd, port);
+		else
+			proxy(fd);
+		close(fd);
+		if (atomic_load(&idle) >= IDLE_MAX)
+			break;
+		atomic_fetch_add(&idle, 1);
+	}
+	atomic_fetch_sub(&total, 1);
+	return arg;
+}
+
+/* Until the command ends: the workers serve, this thread waits for that. */
+static int serve_all(void)
+{
+	struct pollfd p = { .fd = PIDFD, .events = POLLIN };
+
+	if (pthread_attr_init(&worker_attr) != 0 ||
+	    pthread_attr_setdetachstate(&worker_attr, PTHREAD_CREATE_DETACHED) != 0 ||
+	    pthread_attr_setstacksize(&worker_attr, THREAD_STACK) != 0)
+		return LR_EXIT_FAILURE;
+	spawn_worker();
+	if (atomic_load(&total) == 0)
+		return LR_EXIT_FAILURE;
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return LR_EXIT_FAILURE;
+	return 0;
+}
+
+/* Take a listening socket landrun sent: "proxy", or "forward PORT". */
+static int take_listener(const char *msg, int fd)
+{
+	struct listener *l;
+	unsigned port = 0;
+
+	if (fd < 0 || H.n_ls >= sizeof(H.ls) / sizeof(*H.ls) ||
+	    (strcmp(msg, "proxy") != 0 && (sscanf(msg, "forward %u", &port) != 1 || !port ||
+					   port > 65535)))
+		return -EPROTO;
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
+	l = &H.ls[H.n_ls++];
+	l->fd = fd;
+	l->port = (uint16_t)port;
+	return 0;
+}
+
+int main(void)
+{
+	char msg[MSG_MAX], err[512];
+	int type = 0, fd, r;
+	socklen_t len = sizeof(type);
+	uint16_t port = 0;
+
+	if (getsockopt(CTL_FD, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET ||
+	    fcntl(PIDFD, F_GETFD) < 0) {
+		fputs("landrun-egress: landrun's egress helper, started by landrun --allow-domain "
+		      "only\n",
+		      stderr);
+		return LR_EXIT_FAILURE;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "landrun-egress", 0, 0, 0);
+	/* /etc/hosts, then DNS (resolv.conf): the resolvers built into libc,
+	 * never a module loaded from the system's libraries */
+	__nss_configure_lookup("hosts", "files dns");
+	r = read_config();
+	if (r < 0)
+		return ctl_error("bad configuration from landrun: %s", strerror(-r));
+	lr_log_set_level(H.log_level);
+	/* the CAs read, the run's CA made, before any confinement; its
+	 * certificate (not its key) for landrun, which gives it to the command */
+	if (H.n_sites) {
+		char *pem = NULL;
+
+		if (lr_tls_init(H.cafile[0] ? H.cafile : NULL, H.sites, H.n_sites, &pem, err,
+				sizeof(err)) < 0)
+			return ctl_error("--secret-header, --allow-request: %s", err);
+		r = snprintf(msg, sizeof(msg), "ca %s", pem);
+		free(pem);
+		if (r < 0 || (size_t)r >= sizeof(msg) || lr_egress_send(CTL_FD, msg, -1) < 0)
+			return LR_EXIT_FAILURE;
+	}
+	r = open_witness(&port);
+	if (r < 0)
+		return ctl_error("cannot listen on 127.0.0.1 for the witness: %s", strerror(-r));
+	snprintf(msg, sizeof(msg), "witness %u", port);
+	if (lr_egress_send(CTL_FD, msg, -1) < 0)
+		return LR_EXIT_FAILURE;
+	for (;;) {
+		r = lr_egress_recv(CTL_FD, msg, sizeof(msg), &fd);
+		if (r < 0)
+			return r == -ECONNRESET ? 0 : LR_EXIT_FAILURE; /* landrun is gone */
+		if (strcmp(msg, "witness-check") == 0) {
+			snprintf(msg, sizeof(msg), "witness %d", count_witness());
+			if (lr_egress_send(CTL_FD, msg, -1) < 0)
+				return LR_EXIT_FAILURE;
+		} else if (strcmp(msg, "go") == 0) {
+			break;
+		} else if (take_listener(msg, fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return ctl_error("unexpected message from landrun: %.64s", msg);
+		}
+	}
+	close(H.witness);
+	if (confine_self(err, sizeof(err)) < 0)
+		return ctl_error("cannot confine itself: %s", err);
+	if (lr_egress_send(CTL_FD, "ready", -1) < 0)
+		return LR_EXIT_FAILURE;
+	close(CTL_FD);
+	say(LR_LOG_DEBUG, "serving %zu listener(s), %zu destination(s)", H.n_ls, H.n_dests);
+	return serve_all();
+}
