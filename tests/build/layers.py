@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# layers.py SOURCE_ROOT - check that the code includes only downward, in the
+# order of src/meson.build: a file of src/F/ or include/landrun/F/ may include
+# landrun/G/ only if G comes before F (or is F).  So the command's side
+# (confine/) never reaches into the supervisor or the helper, and the pure
+# parsers (policy/) reach nothing that runs.  The build-time generator
+# (tools/) may include up to confine/ (seccomp.h).  TAP.
+import os
+import re
+import sys
+
+ORDER = ["lib", "policy", "plan", "confine", "supervisor", "egress"]
+# The helper's own objects (landrun-egress): below the supervisor but for the
+# records it writes in the audit log (to be untangled: audit.c is also the
+# supervisor's records).
+HELPER = {"src/egress/proxy.c", "src/egress/tls.c", "include/landrun/egress/tls.h"}
+HELPER_MAY = {"supervisor/audit.h"}
+
+root = sys.argv[1]
+inc = re.compile(r'^\s*#\s*include\s+"landrun/([a-z]+)/([A-Za-z0-9_.-]+)"', re.M)
+results = []
+files = 0
+
+
+def check(path, folder, limit, helper=False):
+    global files
+    files += 1
+    text = open(os.path.join(root, path)).read()
+    for m in inc.finditer(text):
+        to, name = m.group(1), m.group(1) + "/" + m.group(2)
+        if to not in ORDER:
+            results.append((False, f"{path}: includes {name}", "no such folder"))
+        elif helper and to == "supervisor" and name not in HELPER_MAY:
+            results.append((False, f"{path}: includes {name}",
+                            "the egress helper includes nothing of the supervisor"))
+        elif ORDER.index(to) > limit:
+            results.append((False, f"{path}: includes {name}",
+                            f"{folder}/ may use only {', '.join(ORDER[:limit + 1])}"))
+
+
+for top, depth in (("src", 1), ("include/landrun", 2), ("tools", 1)):
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        rel = os.path.relpath(dirpath, root)
+        parts = rel.split(os.sep)
+        for n in sorted(names):
+            if not n.endswith((".c", ".h")):
+                continue
+            path = rel + "/" + n
+            if top == "tools":
+                check(path, "tools", ORDER.index("confine"))
+            elif len(parts) > depth and parts[depth] in ORDER:
+                folder = parts[depth]
+                check(path, folder, ORDER.index(folder), path in HELPER)
+            elif path != "src/main.c":
+                results.append((False, f"{path}: in no folder of {ORDER}", ""))
+
+results.insert(0, (files > 50, f"{files} files of src/, include/landrun/ and tools/ read", ""))
+if len(results) == 1:
+    results.append((True, "every #include of ours points downward", ""))
+print(f"1..{len(results)}")
+for i, (ok, name, why) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}" + ("" if ok or not why else f" # {why}"))
+sys.exit(0 if all(ok for ok, _, _ in results) else 1)
