@@ -5,7 +5,7 @@
     from-help.py man  --landrun EXE --datadir DIR --docdir DIR --output OUT TEMPLATE [PROFILE.conf...]
     from-help.py bash|zsh|fish --landrun EXE --output OUT TEMPLATE
 
-The usage text of src/cli.c is the one description of the options: the unit
+The usage text of src/policy/cli.c is the one description of the options: the unit
 test cli_usage.entry_for_every_option (tests/unit/test_cli.c) holds every
 option of the table to an entry there, and this script turns those entries
 into the man page's OPTIONS and the completions' option lists at build time,

@@ -2,7 +2,7 @@
 /*
  * --allow-domain, landrun's side: the network namespace, the helper's start,
  * the witness, the proxy's listening sockets.  See egress.h for the order of
- * events; the helper itself is egress-proxy.c.
+ * events; the helper itself is proxy.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>

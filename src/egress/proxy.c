@@ -5,7 +5,7 @@
  *
  * An executable of its own (installed in LIBEXECDIR/landrun), so that the
  * libraries only it needs cost landrun nothing at its every start.  landrun
- * starts it (egress.c), in the caller's network namespace, with an empty
+ * starts it (launcher.c), in the caller's network namespace, with an empty
  * environment and fd 3 (the control socket to landrun) and fd 4 (a pidfd of
  * landrun, which becomes the command).  Over fd 3 it gets the destinations, opens a witness listener
  * on 127.0.0.1 for landrun to prove its namespace with, then gets the

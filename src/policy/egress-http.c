@@ -4,7 +4,7 @@
  * --allow-request), as data: the settings parsed, the secret header's
  * ${VAR} expanded, and each request inside the tunnel judged and rewritten
  * before anything of it goes upstream.  Pure functions (no system calls),
- * unit-tested in tests/unit/test_egress_http.c; egress-proxy.c does the I/O.
+ * unit-tested in tests/unit/test_egress_http.c; egress/proxy.c does the I/O.
  *
  * A request is read as strictly as a plain http:// one (egress-rules.c):
  * an upstream must never read a head, or where its body ends, otherwise

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# broker.sh LANDRUN LR_TRY [--as-nobody] - the broker (src/broker.c): a project
+# broker.sh LANDRUN LR_TRY [--as-nobody] - the broker (src/supervisor/broker.c): a project
 # whose root holds .git, .env and package.json behaves like any writable
 # directory, but for the names that must stay out, whether or not they exist
 # at start; every outcome is judged from outside the sandbox (the file, its

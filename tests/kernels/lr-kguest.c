@@ -276,7 +276,7 @@ static int write_file(const char *path, const char *text)
 	return r;
 }
 
-/* In a child, as landrun's egress.c does it, written out anew here. */
+/* In a child, as landrun's egress/launcher.c does it, written out anew here. */
 static int netns_child(void)
 {
 	struct ifreq ifr;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The egress helper's TLS (egress-tls.c, OpenSSL; linked into landrun-egress
+ * The egress helper's TLS (tls.c, OpenSSL; linked into landrun-egress
  * only): the run's CA, made here so that its key never leaves the helper, a
  * certificate per intercepted host, minted on first use and kept for the
  * run, and the two ends of an intercepted tunnel: the command's (TLS ended
