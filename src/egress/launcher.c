@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/supervisor/audit.h"
+#include "landrun/lib/audit-log.h"
 #include "landrun/egress/egress.h"
 #include "landrun/policy/env.h"
 #include "landrun/lib/log.h"

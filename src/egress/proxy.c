@@ -40,7 +40,7 @@
 
 #include "landrun/confine/caps.h"
 #include "landrun/egress/tls.h"
-#include "landrun/supervisor/audit.h"
+#include "landrun/egress/records.h"
 #include "landrun/egress/egress.h"
 #include "landrun/plan/features.h"
 #include "landrun/confine/landlock.h"
@@ -148,7 +148,7 @@ static void decided(const struct decision *d)
 		    detail ? ": " : "", detail ? detail : "");
 	if (H.audit.fd < 0)
 		return;
-	/* bounded (audit.h): repeats summarised, a cap for the run */
+	/* bounded (records.h): repeats summarised, a cap for the run */
 	pthread_mutex_lock(&audit_lock);
 	count = lr_audit_repeat(&audit_bound, lr_audit_egress_key(d->verdict, d->request, d->host,
 								   d->port, d->reason));

@@ -21,24 +21,6 @@
 #include "landrun/supervisor/supervise.h"
 #include "landrun/lib/util.h"
 
-void lr_audit_init(struct lr_audit *a)
-{
-	char *run = a->run;
-	unsigned char bytes[16];
-	struct timespec t;
-
-	if (getrandom(bytes, sizeof(bytes), GRND_NONBLOCK) != (ssize_t)sizeof(bytes)) {
-		/* unique enough among the runs of one log */
-		clock_gettime(CLOCK_REALTIME, &t);
-		memcpy(bytes, &t, sizeof(bytes) < sizeof(t) ? sizeof(bytes) : sizeof(t));
-		bytes[0] ^= (unsigned char)getpid();
-		bytes[1] ^= (unsigned char)(getpid() >> 8);
-	}
-	a->fd = -1;
-	for (size_t i = 0; i < sizeof(bytes); i++)
-		snprintf(run + 2 * i, 3, "%02x", bytes[i]);
-}
-
 /* Which writable grant holds the canonical PATH, or NULL. */
 static const struct lr_grant *writable_grant(const char *path, const struct lr_fs_rules *rules)
 {
@@ -245,34 +227,6 @@ int lr_audit_open(struct lr_audit *a, const char *path, const struct lr_policy *
 	return 0;
 }
 
-/* {"schema":1,"event":EVENT,"run":...,"time":... (UTC, to the millisecond),
- * "pid": the supervisor's */
-static void head(FILE *out, const struct lr_audit *a, const char *event, pid_t pid)
-{
-	struct timespec t;
-	struct tm tm;
-	char when[32];
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	if (!gmtime_r(&t.tv_sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
-		strcpy(when, "1970-01-01T00:00:00");
-	fprintf(out, "{\"schema\":%d,\"event\":", LR_AUDIT_SCHEMA);
-	lr_json_str(out, event);
-	fprintf(out, ",\"run\":\"%s\",\"time\":\"%s.%03ldZ\",\"pid\":%d", a->run, when,
-		t.tv_nsec / 1000000, (int)pid);
-}
-
-/* The record in OUT's buffer, newline-terminated, or NULL. */
-static char *finish(FILE *out, char **buf)
-{
-	fputs("}\n", out);
-	if (ferror(out) | fclose(out)) {
-		free(*buf);
-		return NULL;
-	}
-	return *buf;
-}
-
 char *lr_audit_started(const struct lr_audit *a, const struct lr_explain_input *in,
 		       char *const *argv, pid_t supervisor, pid_t command)
 {
@@ -283,7 +237,7 @@ char *lr_audit_started(const struct lr_audit *a, const struct lr_explain_input *
 
 	if (!out)
 		return NULL;
-	head(out, a, "started", supervisor);
+	lr_audit_head(out, a, "started", supervisor);
 	fprintf(out, ",\"command_pid\":%d,\"uid\":%u,\"gid\":%u,\"landrun_version\":",
 		(int)command, (unsigned)getuid(), (unsigned)getgid());
 	lr_json_str(out, LR_VERSION);
@@ -295,7 +249,7 @@ char *lr_audit_started(const struct lr_audit *a, const struct lr_explain_input *
 	lr_json_str(out, in->command);
 	fputs(",\"policy\":", out);
 	lr_explain_json_object(out, in);
-	return finish(out, &buf);
+	return lr_audit_finish(out, &buf);
 }
 
 static const char *signal_name(int sig, char *buf, size_t len)
@@ -327,7 +281,7 @@ char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *o, int s
 
 	if (!out)
 		return NULL;
-	head(out, a, o->why == LR_END_EXITED ? "completed" : "cancelled", getpid());
+	lr_audit_head(out, a, o->why == LR_END_EXITED ? "completed" : "cancelled", getpid());
 	if (o->why != LR_END_EXITED) {
 		fputs(",\"reason\":", out);
 		lr_json_str(out, reasons[o->why]);
@@ -348,96 +302,7 @@ char *lr_audit_ended(const struct lr_audit *a, const struct lr_outcome *o, int s
 		status, (double)o->duration_ms / 1000, seconds(&o->rusage.ru_utime),
 		seconds(&o->rusage.ru_stime), o->rusage.ru_maxrss, o->left_behind,
 		o->killed ? "true" : "false");
-	return finish(out, &buf);
-}
-
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	if (!s)
-		return (h ^ 0xffu) * 0x100000001b3ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xfeu) * 0x100000001b3ULL; /* the end of a field */
-}
-
-uint64_t lr_audit_egress_key(const char *decision, const char *request, const char *host,
-			     unsigned port, const char *reason)
-{
-	char p[16];
-
-	snprintf(p, sizeof(p), "%u", port);
-	return fnv(fnv(fnv(fnv(fnv(0xcbf29ce484222325ULL, decision), request), host), p), reason);
-}
-
-unsigned long lr_audit_repeat(struct lr_audit_bound *b, uint64_t key)
-{
-	unsigned long c;
-
-	for (size_t i = 0; i < b->n; i++) {
-		if (b->seen[i].key != key)
-			continue;
-		c = ++b->seen[i].count;
-		return (c & (c - 1)) == 0 ? c : 0;
-	}
-	if (b->n < LR_AUDIT_KEYS) {
-		b->seen[b->n].key = key;
-		b->seen[b->n++].count = 1;
-	}
-	return 1;
-}
-
-enum lr_audit_room lr_audit_room(struct lr_audit_bound *b, size_t len)
-{
-	if (b->capped)
-		return LR_AUDIT_FULL;
-	if (len > LR_AUDIT_EGRESS_CAP - b->bytes) {
-		b->capped = true;
-		return LR_AUDIT_CAP_NOW;
-	}
-	b->bytes += len;
-	return LR_AUDIT_ROOM;
-}
-
-char *lr_audit_capped(const struct lr_audit *a, size_t cap)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *out = open_memstream(&buf, &len);
-
-	if (!out)
-		return NULL;
-	head(out, a, "capped", getpid());
-	fprintf(out, ",\"what\":\"egress\",\"cap_bytes\":%zu", cap);
-	return finish(out, &buf);
-}
-
-char *lr_audit_egress(const struct lr_audit *a, const char *decision, const char *request,
-		      const char *host, unsigned port, const char *address, const char *reason,
-		      unsigned long count)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *out = open_memstream(&buf, &len);
-
-	if (!out)
-		return NULL;
-	head(out, a, "egress", getpid());
-	fputs(",\"decision\":", out);
-	lr_json_str(out, decision);
-	fputs(",\"request\":", out);
-	lr_json_str(out, request);
-	fputs(",\"host\":", out);
-	lr_json_str(out, host);
-	if (port)
-		fprintf(out, ",\"port\":%u", port);
-	else
-		fputs(",\"port\":null", out);
-	fputs(",\"address\":", out);
-	lr_json_str(out, address);
-	fputs(",\"reason\":", out);
-	lr_json_str(out, reason);
-	fprintf(out, ",\"count\":%lu", count);
-	return finish(out, &buf);
+	return lr_audit_finish(out, &buf);
 }
 
 char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
@@ -454,7 +319,7 @@ char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
 	else
 		allowed_by = NULL; /* asprintf leaves it undefined */
 	if (out) {
-		head(out, a, "denied", getpid());
+		lr_audit_head(out, a, "denied", getpid());
 		fprintf(out, ",\"command_pid\":%d,\"comm\":", (int)d->pid);
 		lr_json_str(out, d->comm);
 		fputs(",\"what\":", out);
@@ -467,36 +332,9 @@ char *lr_audit_denied(const struct lr_audit *a, const struct lr_denial *d,
 		lr_json_str(out, allowed_by);
 		fputs(",\"note\":", out);
 		lr_json_str(out, advice->note);
-		record = finish(out, &buf);
+		record = lr_audit_finish(out, &buf);
 	}
 	free(allowed_by);
 	free(what);
 	return record;
-}
-
-/* The file-size limit's soft value up to its hard one: a record is never
- * cut by a soft limit that something lowered (the writer ignores SIGXFSZ,
- * and a write past the hard one fails whole with EFBIG). */
-static void raise_fsize(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
-			return; /* (it cannot fail: the write says what does) */
-	}
-}
-
-int lr_audit_write(const struct lr_audit *a, const char *line)
-{
-	size_t len = strlen(line);
-	ssize_t n;
-
-	raise_fsize();
-	while ((n = write(a->fd, line, len)) < 0 && errno == EINTR)
-		;
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -ENOSPC;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The audit log's bound on egress records (audit.h): repeats, the cap. */
+/* The audit log's bound on egress records (egress/records.h): repeats, the cap. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "landrun/egress/records.h"
 #include "landrun/supervisor/audit.h"
 
 static struct lr_audit_bound b;
