@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "landrun/confine/landlock.h"
+#include "landrun/confine/scan.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
-#include "landrun/confine/scan.h"
 #include "landrun/lib/util.h"
 
 /* Append a rule for the descriptor FD (taken over: closed on failure). */

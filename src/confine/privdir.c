@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/lib/log.h"
 #include "landrun/confine/privdir.h"
+#include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 
 #define TOP "/tmp"

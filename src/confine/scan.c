@@ -11,10 +11,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "landrun/policy/config.h"
 #include "landrun/confine/scan.h"
-#include "landrun/policy/secrets.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/config.h"
+#include "landrun/policy/secrets.h"
 
 /* Git config files read (includes of includes...), and their size. */
 #define GITCONFIG_MAX_DEPTH 8

@@ -23,10 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/lib/audit-log.h"
 #include "landrun/egress/egress.h"
-#include "landrun/policy/env.h"
+#include "landrun/lib/audit-log.h"
 #include "landrun/lib/log.h"
+#include "landrun/policy/env.h"
 
 #define CTL_TIMEOUT_S 10
 /* a control message: a secret header, or the run's CA certificate, fits */

@@ -39,15 +39,15 @@
 #include <openssl/err.h>
 
 #include "landrun/confine/caps.h"
-#include "landrun/egress/tls.h"
-#include "landrun/egress/records.h"
-#include "landrun/egress/egress.h"
-#include "landrun/plan/features.h"
 #include "landrun/confine/landlock.h"
+#include "landrun/confine/seccomp.h"
+#include "landrun/egress/egress.h"
+#include "landrun/egress/records.h"
+#include "landrun/egress/tls.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
+#include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
-#include "landrun/confine/seccomp.h"
 
 #define CTL_FD 3
 #define PIDFD 4

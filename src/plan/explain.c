@@ -5,11 +5,11 @@
 #include <sys/utsname.h>
 
 #include "config.h"
-#include "landrun/policy/egress-rules.h"
-#include "landrun/plan/explain.h"
-#include "landrun/plan/features.h"
 #include "landrun/lib/json.h"
 #include "landrun/lib/landlock_uapi.h"
+#include "landrun/plan/explain.h"
+#include "landrun/plan/features.h"
+#include "landrun/policy/egress-rules.h"
 #include "landrun/policy/options.h"
 
 static const char *const fs_right_names[] = {

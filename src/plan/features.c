@@ -12,8 +12,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "landrun/plan/features.h"
 #include "landrun/lib/landlock_uapi.h"
+#include "landrun/plan/features.h"
 
 /* What each Landlock ABI added.  One row per ABI, in order. */
 static const struct {

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/policy/dotenv.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/dotenv.h"
 
 struct lr_dotenv_parser {
 	const char *p;

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "landrun/lib/util.h"
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 void lr_policy_init(struct lr_policy *p)
 {

@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "landrun/supervisor/audit.h"
-#include "landrun/plan/explain.h"
 #include "landrun/confine/landlock.h"
 #include "landrun/lib/json.h"
+#include "landrun/lib/util.h"
+#include "landrun/plan/explain.h"
+#include "landrun/supervisor/audit.h"
 #include "landrun/supervisor/learn.h"
 #include "landrun/supervisor/supervise.h"
-#include "landrun/lib/util.h"
 
 /* Which writable grant holds the canonical PATH, or NULL. */
 static const struct lr_grant *writable_grant(const char *path, const struct lr_fs_rules *rules)

@@ -27,14 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/supervisor/broker.h"
-#include "landrun/policy/egress-rules.h"
 #include "landrun/confine/exec.h"
-#include "landrun/supervisor/learn.h"
+#include "landrun/confine/seccomp.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
-#include "landrun/confine/seccomp.h"
+#include "landrun/policy/egress-rules.h"
 #include "landrun/policy/secrets.h"
+#include "landrun/supervisor/broker.h"
+#include "landrun/supervisor/learn.h"
 
 _Static_assert(LR_BROKER_PING_DIRFD == LR_SECCOMP_PING_DIRFD, "the witness's filters send it");
 

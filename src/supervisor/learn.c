@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/policy/config.h"
-#include "landrun/lib/elf.h"
 #include "landrun/confine/exec.h"
-#include "landrun/supervisor/learn.h"
-#include "landrun/lib/log.h"
 #include "landrun/confine/seccomp.h"
+#include "landrun/lib/elf.h"
+#include "landrun/lib/log.h"
+#include "landrun/policy/config.h"
 #include "landrun/policy/secrets.h"
+#include "landrun/supervisor/learn.h"
 
 #define CLONE_NEW_ANY (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
 		       CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)

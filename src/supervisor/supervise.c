@@ -22,14 +22,14 @@
 #include "landrun/confine/caps.h"
 #include "landrun/confine/exec.h"
 #include "landrun/confine/landlock.h"
+#include "landrun/confine/seccomp.h"
+#include "landrun/confine/user.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
+#include "landrun/lib/util.h"
 #include "landrun/plan/plan.h"
-#include "landrun/confine/seccomp.h"
 #include "landrun/supervisor/supervise.h"
 #include "landrun/supervisor/termfilter.h"
-#include "landrun/confine/user.h"
-#include "landrun/lib/util.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

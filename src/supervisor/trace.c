@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "landrun/supervisor/broker.h"
-#include "landrun/lib/elf.h"
 #include "landrun/confine/seccomp.h"
+#include "landrun/lib/elf.h"
+#include "landrun/supervisor/broker.h"
 #include "landrun/supervisor/trace.h"
 
 #ifndef SYS_SECCOMP

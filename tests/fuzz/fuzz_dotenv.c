@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "landrun/lib/util.h"
 #include "landrun/policy/dotenv.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 static void check_result(int r, const struct lr_dotenv_error *err, const struct lr_kvlist *kv)
 {

@@ -26,8 +26,8 @@
 
 #include "fuzz.h"
 #include "landrun/policy/config.h"
-#include "landrun/supervisor/learn.h"
 #include "landrun/policy/policy.h"
+#include "landrun/supervisor/learn.h"
 
 #define FILE_NAME "learn.conf"
 #define MAX_DENIALS 16

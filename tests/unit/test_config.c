@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "landrun/confine/project.h"
 #include "landrun/policy/cli.h"
 #include "landrun/policy/config.h"
 #include "landrun/policy/policy.h"
-#include "landrun/confine/project.h"
 
 struct expand_case {
 	const char *in;

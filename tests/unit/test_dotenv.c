@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/policy/dotenv.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/dotenv.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "landrun/egress/egress.h"
 #include "landrun/policy/cli.h"
 #include "landrun/policy/config.h"
-#include "landrun/egress/egress.h"
 #include "landrun/policy/env.h"
 #include "landrun/policy/options.h"
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "landrun/lib/util.h"
 #include "landrun/policy/env.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX 12

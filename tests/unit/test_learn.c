@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landrun/confine/seccomp.h"
 #include "landrun/policy/config.h"
 #include "landrun/supervisor/learn.h"
-#include "landrun/confine/seccomp.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

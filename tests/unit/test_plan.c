@@ -16,11 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/policy/cli.h"
 #include "landrun/egress/egress.h"
-#include "landrun/plan/features.h"
 #include "landrun/lib/landlock_uapi.h"
+#include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
+#include "landrun/policy/cli.h"
 #include "landrun/policy/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -49,10 +49,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "landrun/confine/seccomp.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
-#include "landrun/confine/seccomp.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "landrun/plan/fsrules.h"
 #include "landrun/confine/landlock.h"
+#include "landrun/plan/fsrules.h"
 #include "landrun/policy/policy.h"
 
 /* Entries one walk looks at before it gives up (and landrun refuses). */

@@ -37,9 +37,9 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "landrun/lib/util.h"
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 struct lr_audit;
 

@@ -4,10 +4,10 @@
 
 #include <stdio.h>
 
+#include "landrun/lib/util.h"
 #include "landrun/plan/fsrules.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 struct lr_explain_input {
 	const struct lr_policy *policy;

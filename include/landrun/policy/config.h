@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
+#include "landrun/lib/util.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/policy.h"
-#include "landrun/lib/util.h"
 
 /* Include nesting deeper than this is refused. */
 #define LR_CONFIG_MAX_DEPTH 16

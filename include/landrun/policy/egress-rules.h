@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "landrun/policy/policy.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/policy.h"
 
 /* The proxy's port inside a network namespace of the command's own (unless a
  * forwarded port takes it: then any free one). */

@@ -2,8 +2,8 @@
 #ifndef LANDRUN_ENV_H
 #define LANDRUN_ENV_H
 
-#include "landrun/policy/policy.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/policy.h"
 
 /*
  * The command's environment, built from nothing: a variable passes only if a

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "landrun/policy/policy.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/policy.h"
 
 /* Long-only options, alphabetical (they start above any short option). */
 enum lr_opt_id {

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "landrun/policy/policy.h"
 #include "landrun/lib/util.h"
+#include "landrun/policy/policy.h"
 
 /* What the command tried. */
 enum lr_denied_op {
