@@ -36,7 +36,7 @@ filter_cost() {
 
 	libs=$(pkg-config --libs libseccomp 2>/dev/null) || libs="-lseccomp"
 	# shellcheck disable=SC2086
-	bench_cc filter-cost.c "$BENCH_OUT/filter-cost" -I"$BENCH_ROOT/include" -I"$BENCH_BUILD" \
+	bench_cc filter-cost.c "$BENCH_OUT/filter-cost" -I"$BENCH_ROOT/include" -I"$BENCH_ROOT/tools/seccomp-gen" -I"$BENCH_BUILD" \
 		"$BENCH_BUILD/tools/seccomp-gen/liblandrun-seccomp-builder.a" "$BENCH_BUILD/liblandrun.a" $libs
 	echo
 	echo "filter cost: BPF instructions run per system call (x86_64; arguments as a"

@@ -31,6 +31,7 @@
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
 #include "landrun/confine/seccomp.h"
+#include "seccomp-build.h"
 
 #define MAX_INSNS 65536
 

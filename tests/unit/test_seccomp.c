@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "landrun/confine/seccomp.h"
+#include "seccomp-build.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"

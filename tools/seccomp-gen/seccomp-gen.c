@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
+#include "seccomp-build.h"
 
 static int export(scmp_filter_ctx ctx, unsigned char **buf, size_t *len)
 {

@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
+#include "seccomp-build.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

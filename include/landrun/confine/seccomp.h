@@ -1,50 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The seccomp backend: a libseccomp filter built from the plan, loaded last,
- * just before execve.  Default allow, with the denials below; a system call
- * through a foreign ABI kills the process.
+ * The seccomp backend: the filter the plan asks for, compiled at build time
+ * (tools/seccomp-gen, which also holds how the filters are written:
+ * seccomp-build.h), loaded last, just before execve.  Default allow, with
+ * the denials of tools/seccomp-gen/seccomp.c; a system call through a
+ * foreign ABI kills the process.
  */
 #ifndef LANDRUN_SECCOMP_H
 #define LANDRUN_SECCOMP_H
 
-#include <seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "landrun/plan/plan.h"
 
-/* Build the filter the plan asks for.  Returns the context, or NULL with ERR. */
-scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen);
-
-/* The egress helper's filter (egress.h): the kernel surface as for a
- * command, no new process, no exec, no file opened for writing or created,
- * sockets for TCP and UDP only (no listen: its listeners come made). */
-scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen);
-
 /* What the broker's witness passes as mkdirat's dirfd (broker.h). */
 #define LR_SECCOMP_PING_DIRFD (-0x4c52)
 
-/* The broker's (broker.h): the notification filter of the command, sending
- * every open but O_PATH's (READS) or only those that write, and every call
- * that makes, removes or renames a name (and, for uid 0, chmod and chown:
- * _root); and the broker's own filter. */
-scmp_filter_ctx lr_seccomp_build_notify_reads(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_writes(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_reads_root(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_writes_root(char *err, size_t errlen);
-/* The same with connect(2) too (_connect: --allow-domain with no network
- * namespace, whose proxy the broker connects to), and connect(2) alone
- * (with the broker's witness). */
-scmp_filter_ctx lr_seccomp_build_notify_reads_connect(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_writes_connect(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_reads_root_connect(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_writes_root_connect(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_notify_connect(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen);
-
-/* Load it into the calling thread.  0, or -errno with ERR. */
-int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);
-
-/* When a call of the table below is denied. */
+/* When a call of the table of calls (tools/seccomp-gen/seccomp-build.h) is
+ * denied. */
 enum lr_seccomp_when {
 	LR_SECCOMP_ALWAYS,
 	LR_SECCOMP_NO_LISTEN,		/* the network is restricted and listen() not planned */
@@ -56,24 +30,6 @@ enum lr_seccomp_when {
 	LR_SECCOMP_ROOT_BROKERED,	/* uid 0, unless the broker makes it (broker_metadata) */
 	LR_SECCOMP_NO_SYSV_IPC,		/* unless --allow-sysv-ipc */
 };
-
-/*
- * The calls the filter denies whatever their arguments.  NR is the call's
- * number for a call newer than some libseccomp landrun builds with (0: ask
- * libseccomp); a name that neither knows fails the build, never the filter.
- */
-struct lr_seccomp_call {
-	const char *name;
-	int nr;
-	int err;
-	enum lr_seccomp_when when;
-};
-
-extern const struct lr_seccomp_call lr_seccomp_calls[];
-extern const size_t lr_seccomp_n_calls;
-
-/* True if the filter for PLAN denies C. */
-bool lr_seccomp_call_denied(const struct lr_seccomp_call *c, const struct lr_plan *plan);
 
 /*
  * The filter reads ten bits of the plan (plan->net, deny_subprocess,
@@ -125,14 +81,6 @@ static inline void lr_seccomp_key_plan(unsigned key, struct lr_plan *plan)
  */
 #define LR_SECCOMP_TRAP_MARK 0x4c00u
 #define LR_SECCOMP_TRAP_MASK 0xff00u
-
-/* The calls the trace filter sends to the tracer. */
-extern const char *const lr_seccomp_traced[];
-extern const size_t lr_seccomp_n_traced;
-
-/* Build the trace filter, or the filter of the tracer itself.  NULL with ERR. */
-scmp_filter_ctx lr_seccomp_build_trace(char *err, size_t errlen);
-scmp_filter_ctx lr_seccomp_build_tracer(char *err, size_t errlen);
 
 struct sock_fprog;
 
