@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "landrun/confine/caps.h"
+#include "landrun/confine/confine.h"
 #include "landrun/confine/exec.h"
 #include "landrun/confine/landlock.h"
 #include "landrun/confine/privdir.h"
@@ -269,155 +270,6 @@ static void decide(const struct lr_policy *policy, const struct lr_plan *plan, c
 		lr_die("refusing to run: %u protection%s cannot be enforced on this kernel "
 		       "(--on-unsupported=error)",
 		       lost, lost == 1 ? "" : "s");
-}
-
-/* After restrict_self: prove that Landlock is in force before trusting it. */
-static void check_witness(const struct lr_policy *policy, struct lr_plan *plan,
-			  const struct lr_witness *w)
-{
-	int r;
-
-	if (!w->path) {
-		lr_debug("witness: the policy lets the command list every candidate directory");
-		return;
-	}
-	r = lr_landlock_witness_check(w);
-	if (r == 0) {
-		lr_debug("witness: listing %s is denied, Landlock is in force", w->path);
-		return;
-	}
-	if (r == -EPERM)
-		lr_warn("witness: listing %s was not denied: Landlock is not in force", w->path);
-	else
-		lr_warn("witness: checking %s failed: %s", w->path, strerror(-r));
-	lr_plan_lose_layer(plan, LR_LAYER_LANDLOCK);
-	decide(policy, plan, " (witness)");
-}
-
-static void check_seccomp_witness(const struct lr_policy *policy, struct lr_plan *plan)
-{
-	int r = lr_seccomp_witness_check();
-
-	if (r == 0) {
-		lr_debug("witness: unshare(0) is denied, the seccomp filter is in force");
-		return;
-	}
-	lr_warn("witness: unshare(0) was not denied: the seccomp filter is not in force");
-	lr_plan_lose_layer(plan, LR_LAYER_SECCOMP);
-	decide(policy, plan, " (witness)");
-}
-
-/* After restrict_self: what the grants were carved around must be closed. */
-static void check_holes(const struct lr_policy *policy, struct lr_plan *plan,
-			const struct lr_holes *holes)
-{
-	char err[PATH_MAX + 128];
-
-	if (lr_landlock_holes_check(holes, err, sizeof(err)) == 0)
-		return;
-	lr_warn("witness: %s", err);
-	plan->rows[LR_PROT_FS_SECRETS].layer = LR_LAYER_NONE;
-	plan->rows[LR_PROT_FS_PROTECTED].layer = LR_LAYER_NONE;
-	decide(policy, plan, " (witness)");
-}
-
-/*
- * The first half, before the handshake with a supervisor: privileges given
- * up, no_new_privs, and with a broker its outer domain entered and the
- * broker started (broker.h), so that the supervisor learns of it.
- */
-static void confine_outer(const struct lr_policy *policy, struct lr_plan *plan,
-			  struct lr_fs_rules *rules, struct lr_broker *broker)
-{
-	char err[PATH_MAX + 256];
-	pid_t before = getpid();
-	int r;
-
-	if (lr_user_drop_privileges(&policy->run_as, plan->switch_user, err, sizeof(err)) < 0)
-		lr_die("%s", err);
-	r = lr_caps_no_new_privs();
-	if (r < 0)
-		lr_die("cannot set no_new_privs: %s", strerror(-r));
-	if (plan->broker && lr_broker_start(broker, plan, policy, rules, err, sizeof(err)) < 0)
-		lr_die("%s", err);
-	/* the broker stayed as the command's parent: the child is the
-	 * command, whose /proc/self is its own */
-	if (plan->broker && broker->as_parent &&
-	    lr_landlock_rules_follow_pid(rules, before, getpid(), err, sizeof(err)) < 0)
-		lr_die("%s", err);
-}
-
-/* The rest: Landlock, the descriptors, the limits, seccomp last. */
-static void confine(const struct lr_policy *policy, struct lr_plan *plan,
-		    const struct lr_fs_rules *rules, const struct lr_holes *holes,
-		    const struct rlimit *nofile, const struct lr_witness *witness,
-		    struct lr_broker *broker)
-{
-	char err[PATH_MAX + 256];
-	int bad_fd = -1, bad_limit = 0, r, *keep;
-
-	if (plan->handled_fs || plan->handled_net || plan->scoped) {
-		/* the broker's opener has the command's ruleset made already
-		 * (from the same plan and rules: nothing changed them since) */
-		if (broker->domain >= 0) {
-			r = lr_landlock_enforce_ruleset(broker->domain, plan->restrict_flags, err,
-							sizeof(err));
-			close(broker->domain);
-			broker->domain = -1;
-		} else {
-			r = lr_landlock_enforce(plan, policy, rules, err, sizeof(err));
-		}
-		if (r < 0)
-			lr_die("%s", err);
-		check_witness(policy, plan, witness);
-		check_holes(policy, plan, holes);
-	}
-
-	/* last: the rule fds above are ours too, and an inherited fd to a
-	 * secret must not survive into the sandbox (the broker's socket
-	 * stays until the filter is handed over) */
-	keep = calloc(policy->n_keep_fds + 1, sizeof(*keep));
-	if (!keep)
-		lr_die("out of memory");
-	if (policy->n_keep_fds)
-		memcpy(keep, policy->keep_fds, policy->n_keep_fds * sizeof(*keep));
-	if (broker->sock >= 0)
-		keep[policy->n_keep_fds] = broker->sock;
-	r = lr_exec_close_fds(keep, policy->n_keep_fds + (broker->sock >= 0), &bad_fd);
-	free(keep);
-	if (r == -EBADF)
-		lr_die("--keep-fd %d: not an open file descriptor", bad_fd);
-	if (r < 0)
-		lr_die("cannot close inherited file descriptors: %s", strerror(-r));
-	/* (unless it was the hard one already: raise_nofile changed nothing) */
-	if (nofile->rlim_cur != nofile->rlim_max && setrlimit(RLIMIT_NOFILE, nofile) < 0)
-		lr_die_errno("cannot restore the limit of open files");
-	/* after that: --rlimit-nofile wins */
-	r = lr_exec_set_limits(policy->limits, &bad_limit);
-	if (r < 0)
-		lr_die("--%s: cannot set the limit: %s%s",
-		       lr_option_get(LR_OPT_RLIMIT_AS + bad_limit)->name, strerror(-r),
-		       r == -EPERM ? " (above the hard limit)" : "");
-
-	/* last: compiled at build time for this plan */
-	if (plan->seccomp) {
-		r = lr_seccomp_load_prebuilt(plan, err, sizeof(err));
-		if (r < 0)
-			lr_die("%s", err);
-		check_seccomp_witness(policy, plan);
-	}
-	/* the broker's filter, and its witness: without it, what it would
-	 * serve fails (ENOSYS), so the command does not run */
-	if (plan->broker && lr_broker_hand_over(broker, err, sizeof(err)) < 0)
-		lr_die("%s", err);
-	if (plan->broker && lr_broker_holes_check(broker, err, sizeof(err)) < 0) {
-		lr_warn("witness: %s", err);
-		plan->rows[LR_PROT_FS_SECRETS].layer = LR_LAYER_NONE;
-		decide(policy, plan, " (witness)");
-	}
-	/* after the witness, so that the tracer sees the command alone */
-	if (policy->report_denials && (r = lr_seccomp_load_trace(plan, err, sizeof(err))) < 0)
-		lr_die("%s", err);
 }
 
 static noreturn void run(const struct lr_policy *policy, const char *command, char **envp)
@@ -841,6 +693,7 @@ static void supervise(struct lr_policy *policy, struct lifetime *life, char **ar
 	sv->timeout_ms = policy->timeout_ms;
 	sv->grace_ms = policy->timeout_grace_ms;
 	sv->die_with_parent = policy->die_with_parent;
+	sv->go_on_unconfined = policy->on_unsupported != LR_UNSUPPORTED_ERROR;
 	/* the started record comes before the command runs, and the tracer
 	 * traces it before it loads its filters */
 	lr_audit_init(&life->audit);
@@ -993,6 +846,123 @@ static void supervised_ready(struct lifetime *life, const struct lr_broker *brok
 		close(life->fds[i]);
 	if (r < 0)
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
+}
+
+/*
+ * The command's confinement (confine.h), with what only it has: the broker,
+ * started once no_new_privs is set, and the supervisor's handshake; the
+ * broker's filter and the tracer's after landrun's own.
+ */
+struct command_side {
+	struct lr_broker *broker;
+	struct lifetime *life;
+	int *keep;
+};
+
+/* A witness failed: --on-unsupported decides (and may end the run). */
+static int command_decide(struct lr_confinement *c, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	decide(c->policy, c->plan, " (witness)");
+	return 0;
+}
+
+static int command_unprivileged(struct lr_confinement *c, struct command_side *s, char *err,
+				size_t errlen)
+{
+	const struct lr_policy *policy = c->policy;
+	struct lr_broker *broker = s->broker;
+	pid_t before = getpid();
+
+	if (c->plan->broker && lr_broker_start(broker, c->plan, policy, c->rules, err, errlen) < 0)
+		return -EPERM;
+	/* the broker stayed as the command's parent: the child is the
+	 * command, whose /proc/self is its own */
+	if (c->plan->broker && broker->as_parent &&
+	    lr_landlock_rules_follow_pid(c->rules, before, getpid(), err, errlen) < 0)
+		return -EPERM;
+	supervised_ready(s->life, broker);
+	/* the broker's opener has the command's ruleset made already (from
+	 * the same plan and rules: nothing changed them since) */
+	c->ruleset = broker->domain;
+	broker->domain = -1;
+	/* an inherited fd to a secret must not survive into the sandbox (the
+	 * broker's socket stays until the filter is handed over) */
+	s->keep = calloc(policy->n_keep_fds + 1, sizeof(*s->keep));
+	if (!s->keep) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (policy->n_keep_fds)
+		memcpy(s->keep, policy->keep_fds, policy->n_keep_fds * sizeof(*s->keep));
+	c->n_keep = policy->n_keep_fds;
+	if (broker->sock >= 0)
+		s->keep[c->n_keep++] = broker->sock;
+	c->keep = s->keep;
+	return 0;
+}
+
+/* The broker's filter, and its witness: without it, what it would serve
+ * fails (ENOSYS), so the command does not run.  Then the tracer's, so that
+ * the tracer sees the command alone. */
+static int command_filtered(struct lr_confinement *c, struct command_side *s, char *err,
+			    size_t errlen)
+{
+	char why[PATH_MAX + 256];
+
+	if (c->plan->broker && lr_broker_hand_over(s->broker, err, errlen) < 0)
+		return -EPERM;
+	if (c->plan->broker && lr_broker_holes_check(s->broker, why, sizeof(why)) < 0) {
+		lr_warn("witness: %s", why);
+		c->plan->rows[LR_PROT_FS_SECRETS].layer = LR_LAYER_NONE;
+		decide(c->policy, c->plan, " (witness)");
+	}
+	if (c->policy->report_denials)
+		return lr_seccomp_load_trace(c->plan, err, errlen);
+	return 0;
+}
+
+static int command_hook(struct lr_confinement *c, enum lr_confine_stage stage, char *err,
+			size_t errlen)
+{
+	return stage == LR_CONFINE_UNPRIVILEGED ? command_unprivileged(c, c->data, err, errlen)
+						: command_filtered(c, c->data, err, errlen);
+}
+
+static void confine(const struct lr_policy *policy, struct lr_plan *plan,
+		    struct lr_fs_rules *rules, const struct lr_holes *holes,
+		    const struct rlimit *nofile, struct lr_broker *broker, struct lifetime *life)
+{
+	struct command_side side = { broker, life, NULL };
+	struct lr_confinement c = {
+		.run_as = &policy->run_as,
+		.switch_user = plan->switch_user,
+		.policy = policy,
+		.plan = plan,
+		.rules = rules,
+		.ruleset = -1,
+		.holes = holes,
+		.close_fds = true,
+		.nofile = nofile,
+		.limits = policy->limits,
+		.filter = plan->seccomp ? LR_CONFINE_FILTER_PLAN : LR_CONFINE_NO_FILTER,
+		.decide = command_decide,
+		.hook = command_hook,
+		.data = &side,
+	};
+	char err[PATH_MAX + 256];
+	int r = lr_confine(&c, err, sizeof(err));
+
+	free(side.keep);
+	if (r == -EBADF && c.bad_fd >= 0)
+		lr_die("--keep-fd %d: not an open file descriptor", c.bad_fd);
+	if (r < 0 && c.bad_limit >= 0)
+		lr_die("--%s: cannot set the limit: %s%s",
+		       lr_option_get(LR_OPT_RLIMIT_AS + c.bad_limit)->name, strerror(-r),
+		       r == -EPERM ? " (above the hard limit)" : "");
+	if (r < 0)
+		lr_die("%s", err);
 }
 
 /* The command's CA bundle with --secret-header or --allow-request: made now,
@@ -1178,7 +1148,6 @@ int main(int argc, char **argv)
 	struct lr_broker broker = { .sock = -1, .listener = -1, .ruleset = -1, .opener = -1,
 				    .report = -1, .domain = -1 };
 	struct lr_strlist brokered = { 0 };
-	struct lr_witness witness;
 	struct egress_ca ca = { .fd = -1 };
 	char err[PATH_MAX + 256];
 	char *command;
@@ -1253,13 +1222,9 @@ int main(int argc, char **argv)
 	supervised_open(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
 						    command, &brokered },
 			&life, argv);
-	/* before any domain: what it lists must be listable now */
-	lr_landlock_witness_pick(&plan, &rules, &witness);
 	/* Yama's 1: the broker stays as this process, the command's parent */
 	broker.as_parent = plan.broker_parent;
 	broker.supervised = life.sv.handshake; /* (always, under a supervisor, with a broker) */
-	confine_outer(&policy, &plan, &rules, &broker);
-	supervised_ready(&life, &broker);
-	confine(&policy, &plan, &rules, &holes, &nofile, &witness, &broker);
+	confine(&policy, &plan, &rules, &holes, &nofile, &broker, &life);
 	run(&policy, command, child_env.v);
 }

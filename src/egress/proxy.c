@@ -38,9 +38,8 @@
 
 #include <openssl/err.h>
 
-#include "landrun/confine/caps.h"
+#include "landrun/confine/confine.h"
 #include "landrun/confine/landlock.h"
-#include "landrun/confine/seccomp.h"
 #include "landrun/egress/egress.h"
 #include "landrun/egress/records.h"
 #include "landrun/egress/tls.h"
@@ -351,16 +350,10 @@ static int confine_self(char *err, size_t errlen)
 	struct lr_policy p;
 	struct lr_features features;
 	struct lr_fs_rules rules = { 0 };
+	struct lr_confinement c;
 	struct lr_plan plan;
 	int r = 0;
 
-	if (lr_caps_privileged() && lr_caps_drop(err, errlen) < 0)
-		return -EPERM;
-	r = lr_caps_no_new_privs();
-	if (r < 0) {
-		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
-		return r;
-	}
 	lr_policy_init(&p);
 	for (size_t i = 0; r == 0 && i < sizeof(files) / sizeof(*files); i++)
 		r = lr_policy_add_grant(&p, files[i], LR_ACCESS_RO, "--ro");
@@ -381,12 +374,22 @@ static int confine_self(char *err, size_t errlen)
 	/* the resolver sends UDP to port 53: Landlock's UDP rules stay out */
 	plan.handled_net &= LANDLOCK_ACCESS_NET_CONNECT_TCP | LANDLOCK_ACCESS_NET_BIND_TCP;
 	r = lr_landlock_open_rules(&p, &plan, &rules, err, errlen);
-	if (r == 0 && (plan.handled_fs || plan.handled_net || plan.scoped))
-		r = lr_landlock_enforce(&plan, &p, &rules, err, errlen);
+	if (r == 0) {
+		/* the same user, no capability; a witness that fails stops it:
+		 * it holds the keys */
+		c = (struct lr_confinement){
+			.who = "egress: ",
+			.policy = &p,
+			.plan = &plan,
+			.rules = &rules,
+			.ruleset = -1,
+			.filter = features.seccomp_filter ? LR_CONFINE_FILTER_EGRESS
+							  : LR_CONFINE_NO_FILTER,
+		};
+		r = lr_confine(&c, err, errlen);
+	}
 	lr_landlock_rules_free(&rules);
 	lr_policy_free(&p);
-	if (r == 0 && features.seccomp_filter)
-		r = lr_seccomp_load_egress(err, errlen);
 	return r;
 }
 

@@ -19,7 +19,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "landrun/confine/caps.h"
+#include "landrun/confine/confine.h"
 #include "landrun/confine/exec.h"
 #include "landrun/confine/landlock.h"
 #include "landrun/confine/seccomp.h"
@@ -359,16 +359,31 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	return pid;
 }
 
+/* A witness of its own confinement failed: stop, unless the caller said
+ * to go on without what is lost (--on-unsupported=warn or ignore). */
+static int decide_self(struct lr_confinement *c, char *err, size_t errlen)
+{
+	const struct lr_supervisor *sv = c->data;
+
+	if (sv->go_on_unconfined)
+		return 0;
+	snprintf(err, errlen, "its own confinement is not in force (witness; "
+			      "--on-unsupported=error)");
+	return -EPERM;
+}
+
 int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
 			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
 			 size_t errlen)
 {
 	struct lr_fs_rules rules = { 0 };
+	struct lr_confinement c;
 	struct lr_policy policy;
 	struct lr_plan plan;
-	int fds[8], bad, r;
+	char reason[PATH_MAX + 128];
+	int fds[8], r;
 
-	if (n + 3 >= sizeof(fds) / sizeof(*fds))
+	if (n + 4 >= sizeof(fds) / sizeof(*fds))
 		return -EINVAL;
 	if (n)
 		memcpy(fds, keep, n * sizeof(*fds));
@@ -378,23 +393,19 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 		fds[n++] = sv->master;
 	if (sv->master >= 0 && sv->term_fd > 2)
 		fds[n++] = sv->term_fd;
-	r = lr_exec_close_fds(fds, n, &bad);
-	if (r < 0) {
-		snprintf(err, errlen, "supervisor: cannot close file descriptors: %s",
-			 strerror(-r));
-		return r;
-	}
 	hold_limits();
 	/* (without /proc, or a /proc of another PID namespace, the tree is the
 	 * command's group: signal_tree) */
 	proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proc_fd >= 0)
+		fds[n++] = proc_fd;
 	/* its job, as a policy: read /proc, no new process, no socket */
 	lr_policy_init(&policy);
 	policy.deny_subprocess = true;
 	policy.run_as = *run_as;
 	r = lr_policy_add_grant(&policy, "/proc", LR_ACCESS_RO, "--ro");
 	if (r < 0)
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "supervisor: out of memory");
 	else
 		policy.grants[0].optional = true; /* without it, the command's group only */
 	if (r == 0) {
@@ -402,25 +413,35 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 		/* the command's domain is not inside the supervisor's: to
 		 * signal it, the supervisor must not scope signals */
 		plan.scoped &= ~(uint64_t)LANDLOCK_SCOPE_SIGNAL;
-		r = lr_landlock_open_rules(&policy, &plan, &rules, err, errlen);
+		/* a tracer has no Landlock domain (its filter instead) */
+		if (sv->trace)
+			plan.handled_fs = plan.handled_net = plan.scoped = 0;
+		r = lr_landlock_open_rules(&policy, &plan, &rules, reason, sizeof(reason));
+		if (r < 0)
+			snprintf(err, errlen, "supervisor: %s", reason);
 	}
-	if (r == 0)
-		r = lr_user_drop_privileges(&policy.run_as, plan.switch_user, err, errlen);
-	if (r == 0 && (r = lr_caps_no_new_privs()) < 0)
-		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
-	if (r == 0 && !sv->trace && (plan.handled_fs || plan.handled_net || plan.scoped))
-		r = lr_landlock_enforce(&plan, &policy, &rules, err, errlen);
-	if (r == 0 && plan.seccomp)
-		r = sv->trace ? lr_seccomp_load_tracer(err, errlen)
-			      : lr_seccomp_load_prebuilt(&plan, err, errlen);
+	if (r == 0) {
+		c = (struct lr_confinement){
+			.who = "supervisor: ",
+			.run_as = &policy.run_as,
+			.switch_user = plan.switch_user,
+			.policy = &policy,
+			.plan = &plan,
+			.rules = &rules,
+			.ruleset = -1,
+			.close_fds = true,
+			.keep = fds,
+			.n_keep = n,
+			.filter = !plan.seccomp ? LR_CONFINE_NO_FILTER
+				  : sv->trace	? LR_CONFINE_FILTER_TRACER
+						: LR_CONFINE_FILTER_PLAN,
+			.decide = decide_self,
+			.data = sv,
+		};
+		r = lr_confine(&c, err, errlen);
+	}
 	lr_landlock_rules_free(&rules);
 	lr_policy_free(&policy);
-	if (r < 0 && strncmp(err, "supervisor: ", 12) != 0) {
-		char reason[256];
-
-		snprintf(reason, sizeof(reason), "%s", err);
-		snprintf(err, errlen, "supervisor: %s", reason);
-	}
 	return r;
 }
 

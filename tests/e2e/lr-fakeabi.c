@@ -8,6 +8,9 @@
  *                       profile refuses them (Docker's default errno)
  *   noseccomp           seccomp(2) fails with EPERM, prctl(PR_SET_SECCOMP)
  *                       still works: a profile without "seccomp"
+ *   lying-restrict      landlock_restrict_self returns 0 and does nothing
+ *   lying-seccomp       seccomp(2) returns 0 and loads nothing: filters
+ *                       that lie, which only a witness can tell
  *   abi=N               landlock_create_ruleset(VERSION) reports ABI N and
  *                       ERRATA reports none; every other call reaches the
  *                       real kernel, which then enforces exactly the (older)
@@ -73,7 +76,8 @@ static void exec_or_die(char **cmd)
 }
 
 /* enosys / eopnotsupp / eperm: the three Landlock syscalls fail with ERR;
- * noseccomp: seccomp(2) (FIRST = LAST = its number). */
+ * noseccomp: seccomp(2) (FIRST = LAST = its number); ERR 0: the call
+ * "succeeds" without being made. */
 static void run_errno(int err, char **cmd, unsigned first, unsigned last)
 {
 	struct sock_filter f[] = {
@@ -245,8 +249,8 @@ int main(int argc, char **argv)
 	long abi;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|abi=N -- CMD "
-				"[ARGS...]\n");
+		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|lying-restrict|"
+				"lying-seccomp|abi=N -- CMD [ARGS...]\n");
 		return FAIL;
 	}
 	if (!strcmp(argv[1], "enosys"))
@@ -257,6 +261,10 @@ int main(int argc, char **argv)
 		run_errno(EPERM, argv + 3, NR_CREATE_RULESET, NR_RESTRICT_SELF);
 	if (!strcmp(argv[1], "noseccomp"))
 		run_errno(EPERM, argv + 3, SYS_seccomp, SYS_seccomp);
+	if (!strcmp(argv[1], "lying-restrict"))
+		run_errno(0, argv + 3, NR_RESTRICT_SELF, NR_RESTRICT_SELF);
+	if (!strcmp(argv[1], "lying-seccomp"))
+		run_errno(0, argv + 3, SYS_seccomp, SYS_seccomp);
 	if (strncmp(argv[1], "abi=", 4) == 0) {
 		errno = 0;
 		abi = strtol(argv[1] + 4, &end, 10);

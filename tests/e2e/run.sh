@@ -76,6 +76,7 @@ expect() {
 
 err_has() { grep -qF -- "$1" "$W/err"; }
 err_lacks() { ! grep -qF -- "$1" "$W/err"; }
+err_matches() { grep -qE -- "$1" "$W/err"; }
 out_has() { grep -qF -- "$1" "$W/out"; }
 out_lacks() { ! grep -qF -- "$1" "$W/out"; }
 out_matches() { grep -qE -- "$1" "$W/out"; }
@@ -550,6 +551,55 @@ t_fallback_refused() {
 	assert "${D[5]}" grep -q "by prctl" "$W/out"
 }
 
+# A caller's filter that lies: landlock_restrict_self or seccomp(2) returns 0
+# and does nothing.  Only the witnesses can tell, the command's and the
+# supervisor's (--timeout keeps one), and --on-unsupported decides.
+t_fallback_lying() {
+	local D=("lying-restrict: --on-unsupported=error -> 125" "lying-restrict: the command did not run"
+		 "lying-restrict: warn runs" "lying-restrict: and says what is not enforced"
+		 "lying-restrict: the command's witness says Landlock is not in force"
+		 "lying-restrict: the supervisor's witness says so of its own"
+		 "lying-restrict: Landlock really is off (f1 writable: the lie reached landrun)"
+		 "lying-seccomp: --on-unsupported=error -> 125" "lying-seccomp: the command did not run"
+		 "lying-seccomp: warn refuses all the same: the broker's witness does not give way"
+		 "lying-seccomp: the witnesses say the filter is not in force (command, supervisor)"
+		 "control: without a lie, error runs supervised, no witness complains"
+		 "lying-restrict: the egress helper, which holds the keys, refuses to run unconfined (warn too)"
+		 "control: without a lie, the egress helper runs")
+	if [ "$SECCOMP_ERRNO" != yes ]; then
+		local d; for d in "${D[@]}"; do skip "$d" "needs seccomp SECCOMP_RET_ERRNO"; done
+		return
+	fi
+	fixture fallback_lying
+	local m=(--timeout 60 --ro proj/src --rw mark --)
+
+	fake lying-restrict --on-unsupported=error "${m[@]}" "$TRY" create mark/ran
+	expect "${D[0]}" 125
+	assert "${D[1]}" not_ran
+	fake lying-restrict "${m[@]}" "$TRY" create mark/ran;	expect "${D[2]}" 0
+	assert "${D[3]}" eval 'ran && err_has "not enforced (witness)"'
+	assert "${D[4]}" err_matches "warning: witness: listing .* was not denied: Landlock is not in force"
+	assert "${D[5]}" err_matches "supervisor: witness: listing .* was not denied"
+	fake lying-restrict "${m[@]}" "$TRY" write proj/src/f1;	expect "${D[6]}" 0
+	rm -f mark/ran
+	fake lying-seccomp --on-unsupported=error "${m[@]}" "$TRY" create mark/ran
+	expect "${D[7]}" 125
+	assert "${D[8]}" not_ran
+	fake lying-seccomp "${m[@]}" "$TRY" create mark/ran
+	assert "${D[9]}" eval '[ "$RC" = 125 ] && not_ran && err_has "witness: the broker did not answer"'
+	assert "${D[10]}" eval 'err_has "supervisor: witness: unshare(0) was not denied" &&
+		err_has "warning: witness: unshare(0) was not denied"'
+	rm -f mark/ran
+	run "$LANDRUN" --rox "$BIN" --on-unsupported=error "${m[@]}" "$TRY" create mark/ran
+	assert "${D[11]}" eval '[ "$RC" = 0 ] && ran && err_lacks "witness"'
+	rm -f mark/ran
+	fake lying-restrict --allow-domain example.com "${m[@]}" "$TRY" create mark/ran
+	assert "${D[12]}" eval '[ "$RC" = 125 ] && not_ran &&
+		err_has "egress: witness: listing" && err_has "the egress helper: cannot confine itself"'
+	run "$LANDRUN" --rox "$BIN" --allow-domain example.com "${m[@]}" "$TRY" create mark/ran
+	assert "${D[13]}" eval '[ "$RC" = 0 ] && ran'
+}
+
 # Fallback: an older Landlock (the real kernel, told to report ABI N).
 t_fallback_abi() {
 	local D=("abi=2: error -> 125" "abi=2: reports fs.truncate lost" "abi=2: fs.read is not lost"
@@ -674,6 +724,7 @@ t_caps
 t_fallback_off enosys
 t_fallback_off eopnotsupp
 t_fallback_refused
+t_fallback_lying
 t_fallback_abi
 t_explain
 

@@ -69,6 +69,7 @@ struct lr_supervisor {
 	unsigned long long timeout_ms;	/* 0: none */
 	unsigned long long grace_ms;	/* from SIGTERM to SIGKILL when the tree is ended */
 	bool die_with_parent;
+	bool go_on_unconfined;		/* a witness of its own that fails: warn only */
 	bool handshake;			/* the child waits for lr_supervise_go */
 	bool pty;			/* relay the terminal through a new pty */
 	bool pty_passthrough;		/* its filter drops nothing (termfilter.h) */
@@ -158,7 +159,9 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen);
  * Landlock domain is not inside its own) and the strictest of landrun's
  * seccomp filters (no new process, no socket); a tracer, with no Landlock
  * domain, the tracer's filter instead (no new process, no socket, no file
- * changed, nothing executed).  0, or -errno with ERR.
+ * changed, nothing executed).  Through confine.h's sequence, each layer
+ * proved by its witness (one that fails stops it, but with
+ * go_on_unconfined).  0, or -errno with ERR.
  */
 int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *features,
 			 const struct lr_run_as *run_as, const int *keep, size_t n, char *err,
