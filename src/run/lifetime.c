@@ -200,6 +200,42 @@ static void forget_secrets(struct lr_policy *policy)
 	clearenv();
 }
 
+/* What the child handed over, each by the kind it named: the audit log and
+ * the --learn file when asked for, once each; pidfds of landrun's own.
+ * 0, or -EPROTO (what was handed over is closed). */
+static int take_fds(const struct lr_policy *policy, struct lifetime *life,
+		    const struct lr_supervise_fd *fds)
+{
+	int r = 0;
+
+	life->audit.fd = life->learn_fd = -1;
+	for (size_t i = 0; r == 0 && i < LR_SUPERVISE_MAX_FDS && fds[i].fd >= 0; i++) {
+		int *slot = NULL;
+
+		if (fds[i].kind == LR_SUPERVISE_FD_AUDIT && policy->audit_log)
+			slot = &life->audit.fd;
+		else if (fds[i].kind == LR_SUPERVISE_FD_LEARN && policy->learn)
+			slot = &life->learn_fd;
+		else if (fds[i].kind != LR_SUPERVISE_FD_OWN)
+			r = -EPROTO;
+		if (slot && *slot >= 0)
+			r = -EPROTO;
+		else if (slot)
+			*slot = fds[i].fd;
+	}
+	for (size_t i = 0; i < LR_SUPERVISE_MAX_FDS && fds[i].fd >= 0; i++) {
+		bool taken = fds[i].fd == life->audit.fd || fds[i].fd == life->learn_fd;
+
+		if (r == 0 && fds[i].kind == LR_SUPERVISE_FD_OWN)
+			lr_supervise_own(&life->sv, fds[i].fd);
+		else if (r < 0 || !taken)
+			close(fds[i].fd);
+	}
+	if (r < 0)
+		life->audit.fd = life->learn_fd = -1;
+	return r;
+}
+
 void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
 {
 	struct lr_supervisor *sv = &life->sv;
@@ -209,8 +245,11 @@ void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
 	struct lr_plan plan;
 	char err[PATH_MAX + 256];
 	struct lr_outcome out;
-	int status, ready = 0, r, fds[LR_SUPERVISE_MAX_FDS] = { -1, -1, -1, -1 };
-	size_t n_fds = 0;
+	struct lr_supervise_fd fds[LR_SUPERVISE_MAX_FDS];
+	int status, ready = 0, r;
+
+	for (size_t i = 0; i < LR_SUPERVISE_MAX_FDS; i++)
+		fds[i] = (struct lr_supervise_fd){ .fd = -1 };
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
@@ -272,13 +311,9 @@ void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
 	else if (r == 0 &&
 		 (ready = lr_supervise_accept(sv, &started, fds, LR_SUPERVISE_MAX_FDS)) < 0)
 		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
-	if (ready > 0) {
-		life->audit.fd = policy->audit_log ? fds[n_fds++] : -1;
-		life->learn_fd = policy->learn ? fds[n_fds++] : -1;
-		/* last: the pidfds of landrun's own (the egress helper, the broker) */
-		for (; n_fds < LR_SUPERVISE_MAX_FDS && fds[n_fds] >= 0; n_fds++)
-			lr_supervise_own(sv, fds[n_fds]);
-	}
+	if (ready > 0 && (r = take_fds(policy, life, fds)) < 0)
+		snprintf(err, sizeof(err), "supervisor: the child handed over descriptors it "
+					   "should not have");
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
 		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
 	free(started);
@@ -325,7 +360,8 @@ void supervised_open(const struct lr_explain_input *in, struct lifetime *life, c
 		life->started = lr_audit_started(&life->audit, in, argv, getppid(), getpid());
 		if (!life->started)
 			lr_die("out of memory");
-		life->fds[life->n_fds++] = life->audit.fd;
+		life->fds[life->n_fds++] =
+			(struct lr_supervise_fd){ life->audit.fd, LR_SUPERVISE_FD_AUDIT };
 	}
 	/* where the command cannot rewrite it, as the audit log */
 	if (in->policy->learn) {
@@ -333,13 +369,13 @@ void supervised_open(const struct lr_explain_input *in, struct lifetime *life, c
 				       in->rules, err, sizeof(err));
 		if (r < 0)
 			lr_die("%s", err);
-		life->fds[life->n_fds++] = r;
+		life->fds[life->n_fds++] = (struct lr_supervise_fd){ r, LR_SUPERVISE_FD_LEARN };
 	}
 }
 
 /* A process of landrun's own (the egress helper, the broker), which the
  * supervisor ends but does not count among what the command left behind:
- * its pidfd, after the files. */
+ * its pidfd. */
 static void hand_own(struct lifetime *life, pid_t pid, const char *what)
 {
 	int fd;
@@ -349,7 +385,7 @@ static void hand_own(struct lifetime *life, pid_t pid, const char *what)
 	fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (fd < 0)
 		lr_die("%s: cannot hand it to the supervisor: %s", what, strerror(errno));
-	life->fds[life->n_fds++] = fd;
+	life->fds[life->n_fds++] = (struct lr_supervise_fd){ fd, LR_SUPERVISE_FD_OWN };
 }
 
 void supervised_ready(struct lifetime *life, const struct lr_broker *broker)
@@ -364,7 +400,7 @@ void supervised_ready(struct lifetime *life, const struct lr_broker *broker)
 	free(life->started);
 	life->started = NULL;
 	for (size_t i = 0; i < life->n_fds; i++)
-		close(life->fds[i]);
+		close(life->fds[i].fd);
 	if (r < 0)
 		exit(LR_EXIT_FAILURE); /* the supervisor gave up, and said why */
 }

@@ -37,7 +37,8 @@ struct lifetime {
 	pid_t egress_helper;		/* --allow-domain: the helper, once started */
 	/* the child's, for the handshake */
 	char *started;			/* the audit log's record */
-	int fds[LR_SUPERVISE_MAX_FDS];	/* audit log, --learn file, own processes' pidfds */
+	struct lr_supervise_fd fds[LR_SUPERVISE_MAX_FDS]; /* audit log, --learn file,
+							   * own processes' pidfds */
 	size_t n_fds;
 };
 

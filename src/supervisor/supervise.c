@@ -447,16 +447,39 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 
 /* The word between the two: the record and its NUL from the child (with the
  * fd on the first bytes), "g" back from the parent. */
-int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *fds, size_t nfds)
+static bool fd_kind_known(char kind)
 {
-	const char *p = record ? record : "";
-	size_t len = strlen(p) + 1;
+	return kind == LR_SUPERVISE_FD_AUDIT || kind == LR_SUPERVISE_FD_LEARN ||
+	       kind == LR_SUPERVISE_FD_OWN;
+}
+
+int lr_supervise_ready(struct lr_supervisor *sv, const char *record,
+		       const struct lr_supervise_fd *given, size_t nfds)
+{
+	_cleanup_free_ char *message = NULL;
+	int fds[LR_SUPERVISE_MAX_FDS];
+	const char *p;
+	size_t len;
 	bool fd_sent = nfds == 0;
 	char go = 0;
 	ssize_t n;
 
 	if (nfds > LR_SUPERVISE_MAX_FDS)
 		return -ECANCELED;
+	/* what each descriptor is, in their order: "<n><kinds>", the record */
+	len = 1 + nfds + (record ? strlen(record) : 0) + 1;
+	message = malloc(len);
+	if (!message)
+		return -ECANCELED;
+	message[0] = (char)('0' + nfds);
+	for (size_t i = 0; i < nfds; i++) {
+		if (!fd_kind_known(given[i].kind))
+			return -ECANCELED;
+		message[1 + i] = given[i].kind;
+		fds[i] = given[i].fd;
+	}
+	memcpy(message + 1 + nfds, record ? record : "", len - 1 - nfds);
+	p = message;
 	while (len) {
 		union {
 			struct cmsghdr h;
@@ -532,15 +555,39 @@ static int trace_until_readable(struct lr_supervisor *sv, int sigfd)
 	}
 }
 
-int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t nfds)
+/* The head of the child's word ("<n><kinds>"): each descriptor got, named.
+ * 0; -EPROTO if it does not name what came, one by one. */
+static int name_fds(const struct lr_buf *buf, const int *got, size_t n_got,
+		    struct lr_supervise_fd *fds)
+{
+	size_t n;
+
+	if (buf->len < 1 || buf->s[0] < '0' || buf->s[0] > '0' + LR_SUPERVISE_MAX_FDS)
+		return -EPROTO;
+	n = (size_t)(buf->s[0] - '0');
+	if (n != n_got || buf->len < 1 + n)
+		return -EPROTO;
+	for (size_t i = 0; i < n; i++)
+		if (!fd_kind_known(buf->s[1 + i]))
+			return -EPROTO;
+	for (size_t i = 0; i < n; i++)
+		fds[i] = (struct lr_supervise_fd){ .fd = got[i], .kind = buf->s[1 + i] };
+	return 0;
+}
+
+int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_supervise_fd *named,
+			size_t nfds)
 {
 	struct lr_buf buf = { 0 };
-	size_t got_fds = 0;
+	int fds[LR_SUPERVISE_MAX_FDS];
+	size_t got_fds = 0, len;
 	int r, sigfd = -1;
 
 	*record = NULL;
+	if (nfds > LR_SUPERVISE_MAX_FDS)
+		nfds = LR_SUPERVISE_MAX_FDS;
 	for (size_t i = 0; i < nfds; i++)
-		fds[i] = -1;
+		named[i] = (struct lr_supervise_fd){ .fd = -1, .kind = 0 };
 	if (sv->trace) {
 		sigset_t chld;
 
@@ -599,22 +646,31 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_
 			break;
 		}
 		if (end) {
-			if (buf.len)
-				*record = buf.s;
-			else
-				free(buf.s);
+			r = name_fds(&buf, fds, got_fds, named);
+			if (r < 0)
+				break;
+			/* the record after the head */
+			len = (size_t)(buf.s[0] - '0') + 1;
+			if (buf.len > len)
+				*record = strndup(buf.s + len, buf.len - len);
+			free(buf.s);
 			if (sigfd >= 0)
 				close(sigfd);
+			if (buf.len > len && !*record) {
+				r = -ENOMEM;
+				goto closed;
+			}
 			return 1;
 		}
 	}
 	if (sigfd >= 0)
 		close(sigfd);
 	free(buf.s);
-	for (size_t i = 0; i < got_fds; i++) {
+closed:
+	for (size_t i = 0; i < got_fds; i++)
 		close(fds[i]);
-		fds[i] = -1;
-	}
+	for (size_t i = 0; i < nfds; i++)
+		named[i] = (struct lr_supervise_fd){ .fd = -1, .kind = 0 };
 	return r;
 }
 

@@ -170,21 +170,37 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 /* The most descriptors the child hands over. */
 #define LR_SUPERVISE_MAX_FDS 4
 
+/* What each of them is, named in the handshake beside it (never by its
+ * place in the list). */
+enum lr_supervise_fd_kind {
+	LR_SUPERVISE_FD_AUDIT = 'a', /* --audit-log, opened by the child */
+	LR_SUPERVISE_FD_LEARN = 'l', /* --learn FILE */
+	LR_SUPERVISE_FD_OWN = 'o',   /* a pidfd of landrun's own (lr_supervise_own) */
+};
+
+struct lr_supervise_fd {
+	int fd;
+	char kind; /* enum lr_supervise_fd_kind */
+};
+
 /*
  * The child, when it is ready to confine itself: hand RECORD (a string, or
- * NULL) and the N descriptors FDS to the parent, and wait for its word.  0:
- * go on, with the signal mask restored; -ECANCELED: the parent gave up (and
- * said why).
+ * NULL) and the N descriptors FDS, each with its kind, to the parent, and
+ * wait for its word.  0: go on, with the signal mask restored; -ECANCELED:
+ * the parent gave up (and said why).
  */
-int lr_supervise_ready(struct lr_supervisor *sv, const char *record, const int *fds, size_t n);
+int lr_supervise_ready(struct lr_supervisor *sv, const char *record,
+		       const struct lr_supervise_fd *fds, size_t n);
 
 /*
  * The parent: wait for the child's word.  1: ready, with *RECORD (malloc'd,
- * or NULL if it sent none) and the descriptors in FDS (N of them, in the
- * child's order, -1 past those it sent); 0: the child ended before (its
- * status is for lr_supervise_wait); -errno.
+ * or NULL if it sent none) and the descriptors in FDS (N of them, each with
+ * the kind the child named; fd -1 past those it sent); 0: the child ended
+ * before (its status is for lr_supervise_wait); -EPROTO: the kinds did not
+ * name what came (nothing is kept); -errno.
  */
-int lr_supervise_accept(struct lr_supervisor *sv, char **record, int *fds, size_t n);
+int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_supervise_fd *fds,
+			size_t n);
 
 /*
  * The parent: PIDFD (a pidfd the child handed over; closed here) is a
