@@ -79,7 +79,7 @@ static void setup(void)
 	setenv("XDG_CONFIG_HOME", tt_path("home/.config"), 1);
 }
 
-TestSuite(carve, .init = setup, .fini = tt_remove, .timeout = 60);
+TestSuite(carve, .init = setup, .fini = tt_remove);
 
 static struct lr_features features;
 

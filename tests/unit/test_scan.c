@@ -55,7 +55,7 @@ static void teardown(void)
 	tt_remove();
 }
 
-TestSuite(scan, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(scan, .init = setup, .fini = teardown);
 
 /* Grant REL of the tree with ACCESS (LR_ACCESS_*). */
 static void grant(const char *rel, unsigned access)
@@ -322,7 +322,7 @@ Test(scan, a_symlink_named_like_a_secret_is_its_target)
 	expect_hole("proj/.githooks-target", LR_HOLE_PROTECTED);
 }
 
-Test(scan, symlink_loops_end, .timeout = 20)
+Test(scan, symlink_loops_end)
 {
 	tt_file("proj/sub/.env", "A=1\n");
 	tt_link(".", "proj/self");

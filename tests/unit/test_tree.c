@@ -160,7 +160,7 @@ Test(tree, a_pid_listed_twice_is_not_a_reason_to_overflow)
 	cr_expect_eq(out[ARRAY_SIZE(v)].pid, 0x55555555, "nothing past the room given");
 }
 
-Test(tree, a_cycle_ends_within_the_room_given, .timeout = 10)
+Test(tree, a_cycle_ends_within_the_room_given)
 {
 	/* bad input: 101 -> 102 -> 103 -> 101, and the root's child in it */
 	struct lr_tree_proc v[] = {{101, 103}, {102, 101}, {103, 102}, {104, 100}, {101, 104}};
@@ -243,7 +243,7 @@ Test(tree, only_one_own_process_known)
 	}
 }
 
-Test(tree, ownership_of_a_deep_descendant, .timeout = 10)
+Test(tree, ownership_of_a_deep_descendant)
 {
 	enum { DEPTH = 2000 };
 	struct lr_tree_proc *v = calloc(DEPTH + 1, sizeof(*v)),
