@@ -96,7 +96,7 @@ static void need_landlock(void)
 	lr_plan_compute(&none, &features, &p);
 	lr_plan_landlock_cause(&p, why, sizeof(why));
 	lr_policy_free(&none);
-	lr_skip_test(true, "Landlock ABI < 1: %s", why);
+	lr_skip_test(true, "needs Landlock (ABI 1 or later): %s", why);
 }
 
 static int attempt(const struct try *t)
