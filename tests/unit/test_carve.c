@@ -68,7 +68,13 @@ static void setup(void)
 	tt_file("proj/sub/id_rsa", "KEY\n");
 	tt_file("proj/sub/notes.txt", "notes\n");
 	tt_file("proj/.git/HEAD", "ref: refs/heads/main\n");
-	tt_file("proj/.git/config", "[core]\n");
+	/* git's hooks, to be made in a directory of the project */
+	tt_file("proj/.git/config", "[core]\n\thooksPath = tools/hooks\n");
+	tt_file("proj/tools/build.sh", "#!/bin/sh\n");
+	/* a secret's name on a link to a file of the project: the file is kept out */
+	tt_file("proj/data/token.txt", "t0k3n\n");
+	tt_file("proj/data/other.txt", "other\n");
+	tt_link("data/token.txt", "proj/.env.local");
 	tt_dir("proj/.git/hooks");
 	tt_file("proj/.mcp.json", "{}\n");
 	tt_file("proj/src/main.c", "int main;\n");
@@ -238,6 +244,15 @@ Test(carve, a_writable_grant_around_its_secrets_and_git)
 		{RENAME, "proj/src/evil", "proj/.git/hooks/post-checkout", DENIED, EXDEV},
 		{READ, "proj/.mcp.json", NULL, 0, 0},
 		{WRITE, "proj/.mcp.json", NULL, DENIED, 0},
+		/* the hooks path, which does not exist yet, cannot be made */
+		{MKDIR, "proj/tools/hooks", NULL, DENIED, 0},
+		{CREATE, "proj/tools/hooks", NULL, DENIED, 0},
+		{WRITE, "proj/tools/build.sh", NULL, 0, 0},
+		/* the link's target, by either name */
+		{READ, "proj/.env.local", NULL, DENIED, 0},
+		{READ, "proj/data/token.txt", NULL, DENIED, 0},
+		{READ, "proj/data/other.txt", NULL, 0, 0},
+		{WRITE, "proj/data/other.txt", NULL, 0, 0},
 		/* not granted at all: Landlock is in force */
 		{READ, "outside/plain.txt", NULL, DENIED, 0},
 		/* the positive controls, beside them */
@@ -256,7 +271,9 @@ Test(carve, a_writable_grant_around_its_secrets_and_git)
 	run(LR_ACCESS_RO | LR_ACCESS_RW, true, false, tries, ARRAY_SIZE(tries), &rep);
 	cr_assert_eq(rep.stage, ST_DONE, "stage %d: %s", rep.stage, rep.err);
 	cr_expect_eq(rep.rc, 0, "the holes' witness: %s", rep.err);
-	cr_expect_geq(rep.holes, 4, "%d holes: .env, id_rsa, .git, .mcp.json", rep.holes);
+	cr_expect_geq(rep.holes, 6,
+		      "%d holes: .env, id_rsa, .git, .mcp.json, tools/hooks, data/token.txt",
+		      rep.holes);
 	expect_tries(tries, ARRAY_SIZE(tries), &rep);
 	/* seen from outside: nothing was left behind */
 	cr_expect_neq(stat(tt_path("proj/.git/hooks/pre-commit"), &st), 0);
