@@ -263,3 +263,81 @@ Test(tree, ownership_of_a_deep_descendant)
 	free(v);
 	free(out);
 }
+
+/* A naive reference: is PID beneath ROOT, following parents in V (acyclic)? */
+static bool beneath(const struct lr_tree_proc *v, size_t n, pid_t pid, pid_t root)
+{
+	for (size_t hops = 0; hops <= n; hops++) {
+		size_t i = 0;
+
+		while (i < n && v[i].pid != pid)
+			i++;
+		if (i == n)
+			return false;
+		if (v[i].ppid == root)
+			return true;
+		pid = v[i].ppid;
+	}
+	return false;
+}
+
+/* ... and is it one of OWN, or beneath one, within ROOT's tree? */
+static bool own_naive(const struct lr_tree_proc *v, size_t n, pid_t pid, pid_t root,
+		      const pid_t *own)
+{
+	for (size_t hops = 0; hops <= n && pid != root; hops++) {
+		size_t i = 0;
+
+		if (pid == own[0] || pid == own[1])
+			return true;
+		while (i < n && v[i].pid != pid)
+			i++;
+		if (i == n)
+			return false;
+		pid = v[i].ppid;
+	}
+	return false;
+}
+
+Test(tree, random_forests_agree_with_a_naive_walk)
+{
+	enum { N = 400, ROUNDS = 50 };
+	struct lr_tree_proc v[N], out[N];
+	unsigned seed = 24;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		pid_t root = 1000 + (pid_t)(rand_r(&seed) % 50);
+		pid_t own[2];
+		size_t n, want = 0;
+
+		/* pids 1000.., each with an earlier parent or one outside (1..999):
+		 * a forest, listed in a shuffled order */
+		for (size_t i = 0; i < N; i++) {
+			v[i].pid = 1000 + (pid_t)i;
+			v[i].ppid = i && rand_r(&seed) % 8 ? 1000 + (pid_t)(rand_r(&seed) % i)
+							   : 1 + (pid_t)(rand_r(&seed) % 999);
+		}
+		for (size_t i = N - 1; i > 0; i--) {
+			size_t j = (size_t)rand_r(&seed) % (i + 1);
+			struct lr_tree_proc t = v[i];
+
+			v[i] = v[j];
+			v[j] = t;
+		}
+		own[0] = 1000 + (pid_t)(rand_r(&seed) % N);
+		own[1] = rand_r(&seed) % 2 ? 1000 + (pid_t)(rand_r(&seed) % N) : 0;
+		for (size_t i = 0; i < N; i++)
+			want += beneath(v, N, v[i].pid, root);
+		n = tree_of(v, N, root, out);
+		cr_assert_eq(n, want, "round %d: %zu descendants of %d, want %zu", round, n,
+			     (int)root, want);
+		expect_parents_first(out, n, root);
+		for (size_t i = 0; i < n; i++) {
+			cr_expect(beneath(v, N, out[i].pid, root), "round %d: pid %d", round,
+				  (int)out[i].pid);
+			cr_expect_eq(lr_tree_is_own(out, i, own, 2),
+				     own_naive(v, N, out[i].pid, root, own), "round %d: pid %d",
+				     round, (int)out[i].pid);
+		}
+	}
+}
