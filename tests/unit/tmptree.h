@@ -24,7 +24,7 @@ static char tt_root[PATH_MAX];
 
 static inline void tt_make(void)
 {
-	char tmpl[] = "/tmp/lr-test-XXXXXX";
+	char tmpl[] = "/tmp/lr-tmptree-XXXXXX";
 	char *real;
 
 	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
@@ -102,6 +102,26 @@ static inline int tt_rm_one(const char *path, const struct stat *st, int flag, s
 	(void)f;
 	remove(path);
 	return 0;
+}
+
+static uid_t tt_owner_uid;
+static gid_t tt_owner_gid;
+
+static inline int tt_chown_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return lchown(path, tt_owner_uid, tt_owner_gid) < 0 ? -1 : 0;
+}
+
+/* Give the whole tree to UID:GID (a test about to become them must still be
+ * able to remove it).  0, or -1 with errno. */
+static inline int tt_chown(uid_t uid, gid_t gid)
+{
+	tt_owner_uid = uid;
+	tt_owner_gid = gid;
+	return nftw(tt_root, tt_chown_one, 16, FTW_PHYS);
 }
 
 /* Remove the tree (whatever was made unreadable must be made readable first). */
