@@ -39,8 +39,7 @@ static const char *const op_names[] = {"read", "write", "create", "mkdir", "unli
 
 /* An attempt on PATH (and TO) of the tree, and what it must give: 0, or
  * WANT (or ALT, when the kernel may answer either). */
-struct
-try {
+struct trial {
 	enum op op;
 	const char *path, *to;
 	int want, alt;
@@ -105,7 +104,7 @@ static void need_landlock(void)
 	lr_skip_test(true, "needs Landlock (ABI 1 or later): %s", why);
 }
 
-static int attempt(const struct try *t)
+static int attempt(const struct trial *t)
 {
 	char c = 'x', path[2 * PATH_MAX], to[2 * PATH_MAX];
 	int fd, r = 0;
@@ -143,7 +142,7 @@ static int attempt(const struct try *t)
 }
 
 /* In the child: confine as main.c does, then make the attempts. */
-static void confined(unsigned access, bool carve, bool mark_carved, const struct try *tries,
+static void confined(unsigned access, bool carve, bool mark_carved, const struct trial *tries,
 		     size_t n, struct report *rep)
 {
 	struct lr_policy policy;
@@ -189,7 +188,7 @@ static void confined(unsigned access, bool carve, bool mark_carved, const struct
 }
 
 /* Fork, confine the child with ACCESS to proj/, and make the attempts. */
-static void run(unsigned access, bool carve, bool mark_carved, const struct try *tries, size_t n,
+static void run(unsigned access, bool carve, bool mark_carved, const struct trial *tries, size_t n,
 		struct report *rep)
 {
 	int p[2], status;
@@ -215,10 +214,10 @@ static void run(unsigned access, bool carve, bool mark_carved, const struct try 
 	cr_assert_eq(got, (ssize_t)sizeof(*rep), "the child's report: %zd bytes", got);
 }
 
-static void expect_tries(const struct try *tries, size_t n, const struct report *rep)
+static void expect_tries(const struct trial *tries, size_t n, const struct report *rep)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct try *t = &tries[i];
+		const struct trial *t = &tries[i];
 		int got = rep->got[i];
 
 		cr_expect(got == t->want || (t->alt && got == t->alt), "%s %s%s%s: %s, want %s",
@@ -229,7 +228,7 @@ static void expect_tries(const struct try *tries, size_t n, const struct report 
 
 Test(carve, a_writable_grant_around_its_secrets_and_git)
 {
-	struct try tries[] = {
+	struct trial tries[] = {
 		/* the secrets: nothing */
 		{READ, "proj/.env", NULL, DENIED, 0},
 		{WRITE, "proj/.env", NULL, DENIED, 0},
@@ -283,7 +282,7 @@ Test(carve, a_writable_grant_around_its_secrets_and_git)
 
 Test(carve, a_read_only_grant_around_its_secrets)
 {
-	struct try tries[] = {
+	struct trial tries[] = {
 		{READ, "proj/.env", NULL, DENIED, 0},
 		{READ, "proj/sub/id_rsa", NULL, DENIED, 0},
 		{READ, "proj/.git/config", NULL, 0, 0},
@@ -305,7 +304,7 @@ Test(carve, a_read_only_grant_around_its_secrets)
  * read and .git be written, and the holes' witness says so. */
 Test(carve, uncarved_the_secrets_are_reachable_and_the_witness_says_so)
 {
-	struct try tries[] = {
+	struct trial tries[] = {
 		{READ, "proj/.env", NULL, 0, 0},
 		{READ, "proj/sub/id_rsa", NULL, 0, 0},
 		{WRITE, "proj/.git/config", NULL, 0, 0},
