@@ -30,6 +30,7 @@
 #include "landrun/plan/plan.h"
 #include "landrun/supervisor/supervise.h"
 #include "landrun/supervisor/termfilter.h"
+#include "landrun/supervisor/tree.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -715,9 +716,7 @@ void lr_supervise_abandon(struct lr_supervisor *sv)
 
 /* ------------------------------------------------------------------ the tree */
 
-struct proc {
-	pid_t pid, ppid;
-};
+/* (what is computed from what /proc shows is in tree.c) */
 
 /*
  * The parent of PID, from /proc/PID/stat, 0 if it is gone, or -errno when it
@@ -749,15 +748,8 @@ static pid_t parent_of(pid_t pid)
 	return (pid_t)ppid;
 }
 
-static int cmp_ppid(const void *a, const void *b)
-{
-	const struct proc *x = a, *y = b;
-
-	return (x->ppid > y->ppid) - (x->ppid < y->ppid);
-}
-
 /* Every process in /proc with its parent, sorted by parent.  0 or -errno. */
-static int scan(struct proc **v, size_t *n)
+static int scan(struct lr_tree_proc **v, size_t *n)
 {
 	int fd = proc_fd >= 0 ? openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	DIR *d = proc_fd >= 0 ? (fd >= 0 ? fdopendir(fd) : NULL) : opendir("/proc");
@@ -773,7 +765,7 @@ static int scan(struct proc **v, size_t *n)
 		return r;
 	}
 	while ((e = readdir(d))) {
-		struct proc *slot;
+		struct lr_tree_proc *slot;
 		pid_t pid, ppid;
 
 		if (!isdigit((unsigned char)e->d_name[0]))
@@ -797,35 +789,8 @@ static int scan(struct proc **v, size_t *n)
 		slot->ppid = ppid;
 	}
 	closedir(d);
-	if (*n)
-		qsort(*v, *n, sizeof(**v), cmp_ppid);
+	lr_tree_sort(*v, *n);
 	return 0;
-}
-
-/* The descendants of ROOT among V (sorted by parent), breadth first, into
- * OUT (room for N).  How many. */
-static size_t descendants(const struct proc *v, size_t n, pid_t root, struct proc *out)
-{
-	size_t head = 0, found = 0;
-	pid_t parent = root;
-
-	for (;;) {
-		size_t lo = 0, hi = n;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (v[mid].ppid < parent)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < n && v[lo].ppid == parent && found < n; lo++)
-			out[found++] = v[lo];
-		if (head == found)
-			return found;
-		parent = out[head++].pid;
-	}
 }
 
 /*
@@ -834,7 +799,7 @@ static size_t descendants(const struct proc *v, size_t n, pid_t root, struct pro
  * the supervisor when that one died since): a pid reused meanwhile by a
  * process outside is left alone.
  */
-static bool signal_one(const struct proc *p, int sig, bool cont)
+static bool signal_one(const struct lr_tree_proc *p, int sig, bool cont)
 {
 	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	pid_t parent;
@@ -859,33 +824,12 @@ static bool signal_one(const struct proc *p, int sig, bool cont)
 	return ok;
 }
 
-/* Is TREE[I] (breadth first: parents before children) one of landrun's own
- * processes, or beneath one (the broker's opener)? */
-static bool is_own(const struct lr_supervisor *sv, const struct proc *tree, size_t i)
-{
-	pid_t pid = tree[i].pid;
-
-	for (;;) {
-		size_t j = i;
-
-		if (pid == sv->own[0] || pid == sv->own[1])
-			return true;
-		/* up to the parent, seen earlier in the list */
-		while (j > 0 && tree[j - 1].pid != tree[i].ppid)
-			j--;
-		if (j == 0)
-			return false;
-		i = j - 1;
-		pid = tree[i].pid;
-	}
-}
-
 /* Send SIG (then SIGCONT, with CONT: a stopped process cannot act on it) to
  * every descendant.  How many were signalled; with OTHERS, only those that
  * are not landrun's own (lr_supervise_own). */
 static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, bool others)
 {
-	struct proc *all = NULL, *tree = NULL;
+	struct lr_tree_proc *all = NULL, *tree = NULL;
 	unsigned signalled = 0;
 	size_t n = 0, found;
 
@@ -907,9 +851,9 @@ static unsigned signal_tree(const struct lr_supervisor *sv, int sig, bool cont, 
 		free(all);
 		return kill(-sv->child, sig) == 0 || kill(sv->child, sig) == 0;
 	}
-	found = descendants(all, n, getpid(), tree);
+	found = lr_tree_descendants(all, n, getpid(), tree);
 	for (size_t i = 0; i < found; i++)
-		if (signal_one(&tree[i], sig, cont) && !(others && is_own(sv, tree, i)))
+		if (signal_one(&tree[i], sig, cont) && !(others && lr_tree_is_own(tree, i, sv->own, 2)))
 			signalled++;
 	free(all);
 	free(tree);
