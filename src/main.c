@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 	apply_defaults(&policy);
 	resolve_user(&policy);
 	life.told[0] = life.told[1] = -1;
-	supervise(&policy, &life, argv);
+	supervise(&policy, &life);
 	broker.report = life.told[1];
 
 	load_env_file(&policy, &file_env);

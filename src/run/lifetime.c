@@ -89,40 +89,17 @@ static void drain_told(struct lifetime *life)
 	life->told[0] = -1;
 }
 
-/* --report-denials, --learn: what the command was denied, after the run:
- * the likely cause first when it FAILED (with STATUS), the probes that
- * programs do without last, in one line (each at --log-level info). */
-static void report_denials(const struct lr_policy *policy, struct lifetime *life, bool failed,
-			   int status)
+/* Each denial's line (the real ones, or all at --log-level info), and its
+ * audit record; the probes and the lookups summed up.  0, or -ENOMEM. */
+static int report_lines(const struct lr_policy *policy, struct lifetime *life,
+			const struct lr_advice *advice, const size_t *order, size_t real)
 {
 	const struct lr_denials *all = &life->tracer.denials;
-	struct lr_advice *advice;
-	bool *probe;
-	size_t *order;
 	struct lr_buf probes = { 0 };
-	size_t settings = 0, real = 0, n_probes = 0, advised = 0;
+	size_t n_probes = 0;
 	unsigned long n_lookups = 0;
-	int r;
+	int r = 0;
 
-	drain_told(life);
-	advice = calloc(all->n + 1, sizeof(*advice));
-	probe = calloc(all->n + 1, sizeof(*probe));
-	order = calloc(all->n + 1, sizeof(*order));
-	r = life->tracer.error;
-	if (!advice || !probe || !order)
-		r = -ENOMEM;
-	for (; r == 0 && advised < all->n; advised++)
-		if ((r = lr_learn_advise(&all->v[advised], &life->learn, &advice[advised])) < 0)
-			break;
-	if (r == 0) {
-		lr_learn_mark_lookups(all, advice);
-		for (size_t i = 0; i < all->n; i++)
-			probe[i] = advice[i].probe;
-		real = lr_learn_report_order(all, probe, failed, order);
-	}
-	if (r == 0 && failed && real > 1)
-		fprintf(stderr, "landrun: the command failed (status %d): its last denial first\n",
-			status);
 	for (size_t k = 0; r == 0 && k < all->n; k++) {
 		const struct lr_denial *d = &all->v[order[k]];
 		const struct lr_advice *a = &advice[order[k]];
@@ -168,6 +145,43 @@ static void report_denials(const struct lr_policy *policy, struct lifetime *life
 				"names it allows); --log-level info shows %s\n",
 			n_lookups, n_lookups == 1 ? "" : "s", n_lookups == 1 ? "it" : "them");
 	free(probes.s);
+	return r;
+}
+
+/* --report-denials, --learn: what the command was denied, after the run:
+ * the likely cause first when it FAILED (with STATUS), the probes that
+ * programs do without last, in one line (each at --log-level info). */
+static void report_denials(const struct lr_policy *policy, struct lifetime *life, bool failed,
+			   int status)
+{
+	const struct lr_denials *all = &life->tracer.denials;
+	struct lr_advice *advice;
+	bool *probe;
+	size_t *order;
+	size_t settings = 0, real = 0, advised = 0;
+	int r;
+
+	drain_told(life);
+	advice = calloc(all->n + 1, sizeof(*advice));
+	probe = calloc(all->n + 1, sizeof(*probe));
+	order = calloc(all->n + 1, sizeof(*order));
+	r = life->tracer.error;
+	if (!advice || !probe || !order)
+		r = -ENOMEM;
+	for (; r == 0 && advised < all->n; advised++)
+		if ((r = lr_learn_advise(&all->v[advised], &life->learn, &advice[advised])) < 0)
+			break;
+	if (r == 0) {
+		lr_learn_mark_lookups(all, advice);
+		for (size_t i = 0; i < all->n; i++)
+			probe[i] = advice[i].probe;
+		real = lr_learn_report_order(all, probe, failed, order);
+	}
+	if (r == 0 && failed && real > 1)
+		fprintf(stderr, "landrun: the command failed (status %d): its last denial first\n",
+			status);
+	if (r == 0)
+		r = report_lines(policy, life, advice, order, real);
 	for (size_t i = 0; advice && i < advised; i++)
 		lr_advice_free(&advice[i]);
 	free(advice);
@@ -236,20 +250,93 @@ static int take_fds(const struct lr_policy *policy, struct lifetime *life,
 	return r;
 }
 
-void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
+/* The supervisor, once forked: the tracer attached, its own confinement,
+ * and with a handshake what the child hands over and the word to go.
+ * Whether the child got ready (0: it ended before, and said why). */
+static int supervisor_ready(struct lr_policy *policy, struct lifetime *life,
+			    const struct lr_features *features)
 {
 	struct lr_supervisor *sv = &life->sv;
-	bool pty = policy->pty && lr_supervise_has_terminal();
-	char *started = NULL, *ended = NULL; /* (no cleanup attribute: it ends in exit) */
-	struct lr_features features;
-	struct lr_plan plan;
-	char err[PATH_MAX + 256];
-	struct lr_outcome out;
 	struct lr_supervise_fd fds[LR_SUPERVISE_MAX_FDS];
-	int status, ready = 0, r;
+	char err[PATH_MAX + 256], *started = NULL;
+	int ready = 0, r;
 
 	for (size_t i = 0; i < LR_SUPERVISE_MAX_FDS; i++)
 		fds[i] = (struct lr_supervise_fd){ .fd = -1 };
+	if (policy->report_denials) {
+		/* what the denials are judged by, before the environment goes */
+		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
+					  lr_landlock_abi_used(features->landlock_abi)) < 0)
+			snprintf(err, sizeof(err), "out of memory");
+		else if (lr_trace_attach(&life->tracer, sv->child, err, sizeof(err)) == 0)
+			err[0] = '\0';
+		if (err[0]) {
+			lr_supervise_abandon(sv);
+			lr_die("%s", err);
+		}
+		sv->trace = lr_trace_stop;
+		sv->trace_data = &life->tracer;
+	}
+	forget_secrets(policy);
+	r = lr_supervise_confine(sv, features, &policy->run_as, life->told,
+				 life->told[0] >= 0 ? 1 : 0, err, sizeof(err));
+	if (r == 0 && !sv->handshake)
+		ready = 1;
+	else if (r == 0 &&
+		 (ready = lr_supervise_accept(sv, &started, fds, LR_SUPERVISE_MAX_FDS)) < 0)
+		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
+	if (ready > 0 && (r = take_fds(policy, life, fds)) < 0)
+		snprintf(err, sizeof(err), "supervisor: the child handed over descriptors it "
+					   "should not have");
+	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
+		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
+	free(started);
+	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
+		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
+			 strerror(-r));
+	if (r < 0) {
+		lr_supervise_abandon(sv);
+		lr_die("%s", err);
+	}
+	return ready;
+}
+
+/* The end of a supervised run: the tree ended, the report, the audit log's
+ * last record, and the command's status as landrun's own. */
+static noreturn void supervisor_end(const struct lr_policy *policy, struct lifetime *life,
+				    int ready)
+{
+	struct lr_outcome out;
+	char *ended = NULL;
+	int status, r = lr_supervise_wait(&life->sv, &out);
+
+	if (r < 0)
+		lr_warn("supervisor: %s", r == -ETIMEDOUT
+						  ? "processes of the tree could not be ended"
+						  : strerror(-r));
+	status = !out.ended		   ? LR_EXIT_FAILURE
+		 : out.why == LR_END_TIMEOUT ? 124
+		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
+					   : 128 + WTERMSIG(out.status);
+	if (ready && policy->report_denials)
+		report_denials(policy, life, status != 0, status);
+	if (ready && life->audit.fd >= 0 &&
+	    (!(ended = lr_audit_ended(&life->audit, &out, status)) ||
+	     (r = lr_audit_write(&life->audit, ended)) < 0))
+		lr_warn("--audit-log %s: cannot write the end of the run: %s", policy->audit_log,
+			ended ? strerror(-r) : "out of memory");
+	free(ended);
+	exit(status);
+}
+
+void supervise(struct lr_policy *policy, struct lifetime *life)
+{
+	struct lr_supervisor *sv = &life->sv;
+	bool pty = policy->pty && lr_supervise_has_terminal();
+	struct lr_features features;
+	struct lr_plan plan;
+	char err[PATH_MAX + 256];
+	int r;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
 	    (!policy->init && !policy->timeout_ms && !policy->die_with_parent &&
@@ -289,60 +376,7 @@ void supervise(struct lr_policy *policy, struct lifetime *life, char **argv)
 	if (life->told[1] >= 0)
 		close(life->told[1]);
 	life->told[1] = -1;
-	if (policy->report_denials) {
-		/* what the denials are judged by, before the environment goes */
-		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
-					  lr_landlock_abi_used(features.landlock_abi)) < 0)
-			snprintf(err, sizeof(err), "out of memory");
-		else if (lr_trace_attach(&life->tracer, sv->child, err, sizeof(err)) == 0)
-			err[0] = '\0';
-		if (err[0]) {
-			lr_supervise_abandon(sv);
-			lr_die("%s", err);
-		}
-		sv->trace = lr_trace_stop;
-		sv->trace_data = &life->tracer;
-	}
-	forget_secrets(policy);
-	r = lr_supervise_confine(sv, &features, &policy->run_as, life->told,
-				 life->told[0] >= 0 ? 1 : 0, err, sizeof(err));
-	if (r == 0 && !sv->handshake)
-		ready = 1;
-	else if (r == 0 &&
-		 (ready = lr_supervise_accept(sv, &started, fds, LR_SUPERVISE_MAX_FDS)) < 0)
-		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
-	if (ready > 0 && (r = take_fds(policy, life, fds)) < 0)
-		snprintf(err, sizeof(err), "supervisor: the child handed over descriptors it "
-					   "should not have");
-	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
-		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
-	free(started);
-	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
-		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
-			 strerror(-r));
-	if (r < 0) {
-		lr_supervise_abandon(sv);
-		lr_die("%s", err);
-	}
-	/* ready == 0: the child ended before it ran anything (and said why) */
-	r = lr_supervise_wait(sv, &out);
-	if (r < 0)
-		lr_warn("supervisor: %s", r == -ETIMEDOUT
-						  ? "processes of the tree could not be ended"
-						  : strerror(-r));
-	status = !out.ended		   ? LR_EXIT_FAILURE
-		 : out.why == LR_END_TIMEOUT ? 124
-		 : WIFEXITED(out.status)   ? WEXITSTATUS(out.status)
-					   : 128 + WTERMSIG(out.status);
-	if (ready && policy->report_denials)
-		report_denials(policy, life, status != 0, status);
-	if (ready && life->audit.fd >= 0 &&
-	    (!(ended = lr_audit_ended(&life->audit, &out, status)) ||
-	     (r = lr_audit_write(&life->audit, ended)) < 0))
-		lr_warn("--audit-log %s: cannot write the end of the run: %s", policy->audit_log,
-			ended ? strerror(-r) : "out of memory");
-	free(ended);
-	exit(status);
+	supervisor_end(policy, life, supervisor_ready(policy, life, &features));
 }
 
 void supervised_open(const struct lr_explain_input *in, struct lifetime *life, char **argv)

@@ -127,7 +127,7 @@ void tell_network(const struct lr_policy *policy);
  * which never sees the --env-file, supervises it and exits with its status:
  * 124 on a timeout, 128+N when it died of signal N.
  */
-void supervise(struct lr_policy *policy, struct lifetime *life, char **argv);
+void supervise(struct lr_policy *policy, struct lifetime *life);
 
 /* The child of a supervisor: the files it hands over, opened while
  * landrun may still reach them. */
