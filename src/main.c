@@ -13,7 +13,6 @@
 
 #include "config.h"
 #include "landrun/confine/landlock.h"
-#include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
@@ -21,7 +20,6 @@
 #include "landrun/plan/fsrules.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/cli.h"
-#include "landrun/policy/env.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/policy.h"
 #include "landrun/supervisor/broker.h"
@@ -76,7 +74,6 @@ int main(int argc, char **argv)
 {
 	struct lr_policy policy;
 	struct lr_features features;
-	struct lr_kvlist file_env = { 0 };
 	struct lr_strlist child_env = { 0 };
 	struct lr_fs_rules rules = { 0 };
 	struct lr_holes holes = { 0 };
@@ -99,15 +96,7 @@ int main(int argc, char **argv)
 	supervise(&policy, &life);
 	broker.report = life.told[1];
 
-	load_env_file(&policy, &file_env);
-	if (lr_env_build(&policy, environ, &file_env, &child_env) < 0)
-		lr_die("out of memory");
-	if (lr_env_check_tmpdir(child_env.v, getenv("HOME"), err, sizeof(err)) < 0)
-		lr_die("%s", err);
-	make_as_user(&policy, true);
-	make_private_dirs(&policy, &child_env);
-	make_as_user(&policy, false);
-	lr_kvlist_free(&file_env);
+	make_env(&policy, environ, &child_env);
 
 	command = resolve_command(&policy);
 	add_command_grants(&policy, command, &child_env);
@@ -149,14 +138,8 @@ int main(int argc, char **argv)
 	}
 
 	decide(&policy, &plan, "");
-	if (policy.landlock_audit && !(plan.restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON))
-		lr_warn("--landlock-audit: the kernel records nothing: that needs Landlock ABI 7 "
-			"(Linux 6.15) and a Landlock domain (here: ABI %d)", plan.abi_kernel);
-	tell(&policy, &holes);
-	tell_network(&policy);
-	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
-		plan.abi_kernel, plan.abi, rules.n, plan.seccomp ? "on" : "unavailable", child_env.n,
-		command);
+	tell(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env, command,
+					 &brokered });
 	supervised_open(&(struct lr_explain_input){ &policy, &plan, &rules, &holes, &child_env,
 						    command, &brokered },
 			&life, argv);

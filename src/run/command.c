@@ -24,8 +24,6 @@
 #include "landrun/supervisor/broker.h"
 #include "run.h"
 
-extern char **environ;
-
 void decide(const struct lr_policy *policy, const struct lr_plan *plan, const char *when)
 {
 	unsigned lost = lr_plan_count_lost(plan);

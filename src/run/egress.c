@@ -24,8 +24,6 @@
 #include "landrun/supervisor/audit.h"
 #include "run.h"
 
-extern char **environ;
-
 void egress_ca_prepare(struct lr_policy *policy, const struct lr_plan *plan, struct egress_ca *ca,
 		       struct lr_strlist *env)
 {

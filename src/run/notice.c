@@ -10,9 +10,12 @@
 #include <unistd.h>
 
 #include "landrun/confine/project.h"
+#include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
+#include "landrun/plan/explain.h"
 #include "landrun/plan/fsrules.h"
+#include "landrun/plan/plan.h"
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/policy.h"
 #include "run.h"
@@ -70,7 +73,7 @@ static void add_part(struct lr_buf *line, const char *text)
 		lr_die("out of memory");
 }
 
-void tell(const struct lr_policy *policy, const struct lr_holes *holes)
+static void tell_grants(const struct lr_policy *policy, const struct lr_holes *holes)
 {
 	static const struct {
 		enum lr_hole_kind kind;
@@ -107,7 +110,7 @@ void tell(const struct lr_policy *policy, const struct lr_holes *holes)
 	free(line.s);
 }
 
-void tell_network(const struct lr_policy *policy)
+static void tell_network(const struct lr_policy *policy)
 {
 	struct lr_buf line = { 0 };
 	char text[300];
@@ -133,4 +136,20 @@ void tell_network(const struct lr_policy *policy)
 	add_part(&line, "add a host: --allow-domain NAME; a local model: --connect-tcp PORT");
 	lr_notice("%s", line.s);
 	free(line.s);
+}
+
+void tell(const struct lr_explain_input *in)
+{
+	const struct lr_plan *plan = in->plan;
+
+	if (in->policy->landlock_audit &&
+	    !(plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON))
+		lr_warn("--landlock-audit: the kernel records nothing: that needs Landlock ABI 7 "
+			"(Linux 6.15) and a Landlock domain (here: ABI %d)",
+			plan->abi_kernel);
+	tell_grants(in->policy, in->holes);
+	tell_network(in->policy);
+	lr_info("Landlock ABI %d (using %d), %zu rules, seccomp filter %s, %zu variables for %s",
+		plan->abi_kernel, plan->abi, in->rules->n, plan->seccomp ? "on" : "unavailable",
+		in->env->n, in->command);
 }

@@ -33,8 +33,6 @@
 #include "landrun/supervisor/broker.h"
 #include "run.h"
 
-extern char **environ;
-
 void apply_defaults(struct lr_policy *policy)
 {
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -97,7 +95,9 @@ static void set_env(struct lr_strlist *env, const char *name, const char *value)
 		lr_die("out of memory");
 }
 
-void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
+/* --private-tmp, --private-home: a new directory under /tmp (privdir.c) for
+ * what the command would otherwise lack, granted read-write. */
+static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 {
 	bool tmp = policy->private_tmp && !lr_env_lookup(env->v, "TMPDIR");
 	bool home = policy->private_home && !lr_env_lookup(env->v, "HOME");
@@ -127,7 +127,8 @@ void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 	free(dir);
 }
 
-void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
+/* --env-file (dotenv.h): read by landrun itself, strictly, into FILE. */
+static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
 {
 	struct lr_dotenv_error err = { 0 };
 	int r;
@@ -143,6 +144,22 @@ void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file)
 		lr_die("--env-file %s: larger than %d bytes", policy->env_file, LR_DOTENV_MAX_SIZE);
 	if (r < 0)
 		lr_die("--env-file %s: %s", policy->env_file, strerror(-r));
+}
+
+void make_env(struct lr_policy *policy, char **caller_env, struct lr_strlist *env)
+{
+	struct lr_kvlist file_env = { 0 };
+	char err[PATH_MAX + 256];
+
+	load_env_file(policy, &file_env);
+	if (lr_env_build(policy, caller_env, &file_env, env) < 0)
+		lr_die("out of memory");
+	if (lr_env_check_tmpdir(env->v, getenv("HOME"), err, sizeof(err)) < 0)
+		lr_die("%s", err);
+	make_as_user(policy, true);
+	make_private_dirs(policy, env);
+	make_as_user(policy, false);
+	lr_kvlist_free(&file_env);
 }
 
 char *resolve_command(const struct lr_policy *policy)

@@ -69,12 +69,10 @@ const struct lr_run_as *maker(const struct lr_policy *policy);
  * landrun again. */
 void make_as_user(const struct lr_policy *policy, bool enter);
 
-/* --private-tmp, --private-home: a new directory under /tmp (privdir.c) for
- * what the command would otherwise lack, granted read-write. */
-void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env);
-
-/* --env-file (dotenv.h): read by landrun itself, strictly, into FILE. */
-void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file);
+/* The command's environment, ENV: the allowed keys of landrun's own
+ * (CALLER_ENV) and of the --env-file, read by landrun itself, strictly;
+ * --private-tmp and --private-home made, and their variables set. */
+void make_env(struct lr_policy *policy, char **caller_env, struct lr_strlist *env);
 
 /* The command, looked up in the caller's PATH (what the user typing it expects). */
 char *resolve_command(const struct lr_policy *policy);
@@ -108,14 +106,11 @@ void choose_brokered(const struct lr_policy *policy, struct lr_plan *plan,
 
 /* ------------------------------------------------------------ notice.c */
 
-/* One line at the default log level: the project and profile landrun chose,
- * and what it kept out of the grants. */
-void tell(const struct lr_policy *policy, const struct lr_holes *holes);
-
-/* With --allow-domain, one line more: where the command's network leads,
- * and how to add to it (a model that does not answer is what a harness's
- * user meets first). */
-void tell_network(const struct lr_policy *policy);
+/* What the run will be, before it starts: one line at the default log level
+ * (the project and profile landrun chose, what it kept out of the grants),
+ * one more with --allow-domain (where the network leads), the rest at
+ * --log-level info. */
+void tell(const struct lr_explain_input *in);
 
 /* ------------------------------------------------------------ lifetime.c */
 
