@@ -41,6 +41,9 @@ _Static_assert(LR_BROKER_PING_DIRFD == LR_SECCOMP_PING_DIRFD, "the witness's fil
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #define RENAME_EXCHANGE (1 << 1)
@@ -1980,20 +1983,21 @@ out:
 static int command_fd(const struct call *c, int cfd);
 static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
 			struct stat *st);
-static int own_fd_link(const struct call *c, const char *path);
+static int command_fd_of(const struct call *c, pid_t who, int cfd);
+static int own_fd_link(const struct call *c, const char *path, pid_t *who);
 
-/* linkat of the command's descriptor CFD (its /proc/self/fd link followed,
- * or AT_EMPTY_PATH) to TO: a file beneath a root, judged as by its name,
+/* linkat of the command's descriptor CFD in WHO's table (its /proc/self/fd
+ * link followed, or AT_EMPTY_PATH) to TO: a file beneath a root, judged as by its name,
  * or an unnamed file the broker made (O_TMPFILE); any other, Landlock's
  * (which makes no name beneath a root). */
-static struct answer link_fd(struct call *c, int cfd, struct place *to, bool empty)
+static struct answer link_fd(struct call *c, pid_t who, int cfd, struct place *to, bool empty)
 {
 	char real[PATH_MAX], self[64];
 	enum lr_broker_verdict v;
 	struct answer a;
 	const char *why;
 	struct stat st;
-	int fd = command_fd(c, cfd), r;
+	int fd = command_fd_of(c, who, cfd), r;
 
 	if (fd < 0)
 		return fd == -EBADF ? fail(EBADF) : cont();
@@ -2038,6 +2042,7 @@ static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int n
 	const char *why;
 	struct stat st;
 	int fd, r, cfd = -1;
+	pid_t who = (pid_t)c->req->pid;
 
 	if (flags & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
 		return cont(); /* the kernel's EINVAL */
@@ -2047,14 +2052,14 @@ static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int n
 	 * followed (how an O_TMPFILE file is named) */
 	if ((flags & AT_EMPTY_PATH) && !old[0])
 		cfd = olddir;
-	else if ((flags & AT_SYMLINK_FOLLOW) && (cfd = own_fd_link(c, old)) < 0)
+	else if ((flags & AT_SYMLINK_FOLLOW) && (cfd = own_fd_link(c, old, &who)) < 0)
 		cfd = -1;
 	if (cfd >= 0 || ((flags & AT_EMPTY_PATH) && !old[0])) {
 		if (cfd < 0)
 			return cont(); /* AT_FDCWD: the cwd, a directory (EPERM) */
 		if ((r = place_of(c, newdir, newaddr, &to)) != 0)
 			return r > 0 ? cont() : fail(-r);
-		a = link_fd(c, cfd, &to, !old[0]);
+		a = link_fd(c, who, cfd, &to, !old[0]);
 		place_close(&to);
 		return a;
 	}
@@ -2167,21 +2172,48 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 	return r;
 }
 
-/* The command's descriptor CFD (a socket to bind, a file to chmod), as a
- * descriptor of the broker's, or -errno. */
-static int command_fd(const struct call *c, int cfd)
+/*
+ * The descriptor CFD in the table of the command's task WHO (the calling
+ * thread, or its thread group's leader: whose table /proc/self/fd shows),
+ * as a descriptor of the broker's (a socket to bind, a file to chmod), or
+ * -errno.  A thread made without CLONE_FILES, or after unshare(CLONE_FILES),
+ * has a table of its own, where the same number names another file than
+ * in its leader's: a thread's is taken through a pidfd of the thread
+ * (PIDFD_THREAD, Linux 6.9); before, through the leader's, and only if it
+ * is the file the thread's own table holds (-ENOSYS if not: the call is
+ * not served).
+ */
+static int command_fd_of(const struct call *c, pid_t who, int cfd)
 {
 	pid_t tgid = tgid_of((pid_t)c->req->pid);
 	int pidfd, fd;
 
-	if (tgid <= 0)
+	if (tgid <= 0 || who <= 0)
 		return -ESRCH;
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, who, who == tgid ? 0 : PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL && who != tgid)
+		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (pidfd < 0)
 		return -errno;
 	fd = (int)syscall(SYS_pidfd_getfd, pidfd, cfd, 0);
 	fd = fd < 0 ? -errno : fd;
 	close(pidfd);
+	if (fd >= 0 && who != tgid) {
+		char link[64];
+		struct stat mine, theirs;
+
+		/* (the thread's own file, whichever pidfd took it) */
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)who, cfd);
+		if (stat(link, &theirs) < 0) {
+			close(fd);
+			return errno == ENOENT ? -EBADF : -ENOSYS;
+		}
+		if (fstat(fd, &mine) < 0 || mine.st_dev != theirs.st_dev ||
+		    mine.st_ino != theirs.st_ino) {
+			close(fd);
+			return -ENOSYS;
+		}
+	}
 	/* the thread id may have gone to another process in between */
 	if (fd >= 0 && !still_valid(c)) {
 		close(fd);
@@ -2190,35 +2222,49 @@ static int command_fd(const struct call *c, int cfd)
 	return fd;
 }
 
-/* PATH as the caller's own descriptor link (/proc/self/fd/N, its
- * thread-self or its pid's): N, -ENOENT if it is none, or -EPERM for
- * another process's. */
-static int own_fd_link(const struct call *c, const char *path)
+/* The calling thread's descriptor CFD (an argument of its call). */
+static int command_fd(const struct call *c, int cfd)
 {
-	const char *who, *rest;
+	return command_fd_of(c, (pid_t)c->req->pid, cfd);
+}
+
+/* PATH as the caller's own descriptor link (/proc/self/fd/N, its
+ * thread-self or its pid's or thread id's): N, with *WHO the task whose
+ * table the kernel reads it in (/proc/self and /proc/TGID: the thread
+ * group leader's; /proc/thread-self and /proc/TID: the thread's own), or
+ * -ENOENT if it is none, or -EPERM for another process's. */
+static int own_fd_link(const struct call *c, const char *path, pid_t *who)
+{
+	pid_t tid = (pid_t)c->req->pid, tgid = tgid_of(tid);
+	const char *at, *rest;
 	char *end;
 	long pid = 0, n;
 
 	if (strncmp(path, "/proc/", 6) != 0)
 		return -ENOENT;
-	who = path + 6;
-	if (strncmp(who, "self/", 5) == 0)
-		rest = who + 5;
-	else if (strncmp(who, "thread-self/", 12) == 0)
-		rest = who + 12;
-	else {
-		pid = strtol(who, &end, 10);
-		if (end == who || *end != '/' || pid <= 0)
+	at = path + 6;
+	if (strncmp(at, "self/", 5) == 0) {
+		rest = at + 5;
+		pid = tgid;
+	} else if (strncmp(at, "thread-self/", 12) == 0) {
+		rest = at + 12;
+		pid = tid;
+	} else {
+		pid = strtol(at, &end, 10);
+		if (end == at || *end != '/' || pid <= 0)
 			return -ENOENT;
 		rest = end + 1;
+		if (pid != (long)tgid && pid != (long)tid)
+			pid = -1;
 	}
 	if (strncmp(rest, "fd/", 3) != 0 || !rest[3])
 		return -ENOENT;
 	n = strtol(rest + 3, &end, 10);
 	if (*end || n < 0 || n > INT_MAX)
 		return -ENOENT;
-	if (pid && pid != (long)tgid_of((pid_t)c->req->pid) && pid != (long)c->req->pid)
+	if (pid <= 0 || tgid <= 0)
 		return -EPERM;
+	*who = (pid_t)pid;
 	return (int)n;
 }
 
@@ -2230,6 +2276,7 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 {
 	char path[PATH_MAX];
 	int base, fd, r;
+	pid_t who;
 
 	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
 		return r;
@@ -2240,8 +2287,8 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 		return -ENOENT;
 	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
 	 * descriptor, then chmod of its /proc/self/fd link */
-	if ((r = own_fd_link(c, path)) != -ENOENT)
-		return r >= 0 ? command_fd(c, r) : r;
+	if ((r = own_fd_link(c, path, &who)) != -ENOENT)
+		return r >= 0 ? command_fd_of(c, who, r) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -2425,7 +2472,7 @@ static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint6
 	    memcmp(a16, lr_egress_loopback, sizeof(a16)) != 0)
 		return cont(); /* not the proxy: Landlock refuses its port */
 	if ((sock = command_fd(c, sockfd)) < 0)
-		return fail(sock == -ESRCH ? ESRCH : EBADF);
+		return sock == -ENOSYS ? cont() : fail(sock == -ESRCH ? ESRCH : EBADF);
 	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
 		close(sock);
 		return cont(); /* not a TCP socket's: the kernel's answer */
@@ -2471,7 +2518,7 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 	}
 	if ((sock = command_fd(c, sockfd)) < 0) {
 		place_close(&p);
-		return fail(sock == -ESRCH ? ESRCH : EBADF);
+		return sock == -ENOSYS ? cont() : fail(sock == -ESRCH ? ESRCH : EBADF);
 	}
 	/* the name is made in P's directory: bind from there, by its last
 	 * component (which fits, being part of the command's address) */
