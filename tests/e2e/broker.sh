@@ -19,6 +19,8 @@
 #             .git/config; each with the line that names the flag
 #   #!:       a secret that begins with #! is not run (the kernel would show
 #             its first line)
+#   threads:  a thread with its own descriptor table and working directory
+#             is served on what they name, not its leader's
 #   races:    a second thread rewriting the path between an ordinary file and
 #             .env (reads), an ordinary name and .claude (mkdir)
 #   after:    a plain git status in the project and in its subdirectories
@@ -364,6 +366,43 @@ t_fifo() {
 	assert "${D[6]}" test "$RC" = 124
 }
 
+# a thread with a descriptor table and a working directory of its own
+# (clone without CLONE_FILES, CLONE_FS), where descriptor 50 names another
+# directory than in its leader's: what it makes is judged, and made, where
+# its own table and directory say, never its leader's
+t_threads() {
+	local D=("refused: a thread's mkdirat in .git by its own descriptor, which names the root in its leader's table"
+		 "works: a thread's mkdirat at the root by its own descriptor, which names .git in its leader's table"
+		 "refused: a thread's create in .git by its own descriptor, the root in its leader's table"
+		 "works: a thread's create at the root by its own descriptor, .git in its leader's table"
+		 "refused: a thread's mkdir in its own working directory, .git (its leader's: the root)"
+		 "works: a thread's mkdir in its own working directory, the root (its leader's: .git)"
+		 "works: a thread's unnamed file linked by its own descriptor (AT_EMPTY_PATH, /proc/thread-self/fd), a directory in its leader's table"
+		 "works: /proc/self/fd from that thread is its leader's table, as for the kernel (a directory: EPERM)"
+		 "refused: a thread's unnamed file linked into .git by its own descriptor")
+	needs_broker "${D[@]}" || return
+	project
+	local how i=0
+	for how in mkdir create cwd; do
+		lr -- "$TRY" thread-fd "$how" . .git "in-git-$how"
+		assert "${D[i]}" eval '[ "$RC" = 13 ] && gone ".git/in-git-$how" && gone "in-git-$how" &&
+			err_has "$P/.git/in-git-$how"'
+		lr -- "$TRY" thread-fd "$how" .git . "at-root-$how"
+		assert "${D[i+1]}" eval '[ "$RC" = 0 ] && [ -e "$P/at-root-$how" ] &&
+			gone ".git/at-root-$how"'
+		i=$((i + 2))
+	done
+	local rcs=""
+	lr -- "$TRY" thread-fd link-empty src . linked-empty; rcs="$rcs$RC "
+	lr -- "$TRY" thread-fd link-thread src . linked-thread; rcs="$rcs$RC"
+	assert "${D[6]} ($rcs)" eval '[ "$rcs" = "0 0" ] && [ -f "$P/linked-empty" ] &&
+		[ -f "$P/linked-thread" ]'
+	lr -- "$TRY" thread-fd link-self src . linked-self
+	assert "${D[7]} ($RC)" eval '[ "$RC" = 1 ] && gone linked-self'
+	lr -- "$TRY" thread-fd link-thread . . .git/linked
+	assert "${D[8]}" eval '[ "$RC" = 13 ] && gone .git/linked'
+}
+
 # what an agent can try beyond paths: an O_PATH descriptor (whose open
 # Landlock does not check) read through its /proc/self/fd link, which the
 # broker opens for the command where /proc/self is granted
@@ -391,6 +430,7 @@ t_works
 t_refused
 t_tmpfile
 t_fifo
+t_threads
 t_descriptors
 t_shebang
 t_races

@@ -22,7 +22,8 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below); ping MODE (the
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK, thread-fd HOW LEADER THREAD NAME (see
+ * each below); ping MODE (the
  * broker's witness call, broker.h).
  *
  * Linked statically: inside a sandbox it needs nothing but its own file.
@@ -42,6 +43,8 @@
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <linux/types.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -414,6 +417,83 @@ static int op_linkfd(const char *path, const char *name)
 	return r;
 }
 
+/*
+ * thread-fd HOW LEADER THREAD NAME: a thread with a descriptor table of its
+ * own (clone without CLONE_FILES), where descriptor 50 is not what it is in
+ * its leader's: LEADER there (a directory), THREAD in the thread's; then the
+ * thread's call, whose result is the exit status:
+ *   mkdir, create: mkdirat(50, NAME), openat(50, NAME, O_CREAT);
+ *   cwd: no descriptor, but a working directory of its own too (no
+ *     CLONE_FS): chdir(THREAD), then mkdirat(AT_FDCWD, NAME);
+ *   link-empty, link-thread, link-self: 50 in the thread is an unnamed file
+ *     made in THREAD (O_TMPFILE), linked to NAME (from the working
+ *     directory) by AT_EMPTY_PATH, by /proc/thread-self/fd/50, or by
+ *     /proc/self/fd/50 (the leader's table: a directory, EPERM).
+ * The thread makes only raw calls (it shares the leader's TLS, errno too,
+ * while the leader only waits).
+ */
+struct thread_fd {
+	const char *how, *dir, *name;
+	int err;
+	int done;
+};
+
+static int thread_fd_main(void *arg)
+{
+	struct thread_fd *t = arg;
+	bool linking = !strncmp(t->how, "link-", 5);
+	long r;
+
+	if (!strcmp(t->how, "cwd")) {
+		r = syscall(SYS_chdir, t->dir);
+		if (r == 0)
+			r = syscall(SYS_mkdirat, AT_FDCWD, t->name, 0755);
+	} else {
+		r = syscall(SYS_close, 50);
+		r = syscall(SYS_openat, AT_FDCWD, t->dir,
+			    linking ? O_TMPFILE | O_RDWR : O_PATH | O_DIRECTORY, 0644);
+		if (r >= 0 && r != 50)
+			r = syscall(SYS_dup3, (int)r, 50, 0);
+		if (r >= 0 && !strcmp(t->how, "mkdir"))
+			r = syscall(SYS_mkdirat, 50, t->name, 0755);
+		else if (r >= 0 && !strcmp(t->how, "create"))
+			r = syscall(SYS_openat, 50, t->name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		else if (r >= 0 && !strcmp(t->how, "link-empty"))
+			r = syscall(SYS_linkat, 50, "", AT_FDCWD, t->name, AT_EMPTY_PATH);
+		else if (r >= 0 && !strcmp(t->how, "link-thread"))
+			r = syscall(SYS_linkat, AT_FDCWD, "/proc/thread-self/fd/50", AT_FDCWD,
+				    t->name, AT_SYMLINK_FOLLOW);
+		else if (r >= 0 && !strcmp(t->how, "link-self"))
+			r = syscall(SYS_linkat, AT_FDCWD, "/proc/self/fd/50", AT_FDCWD, t->name,
+				    AT_SYMLINK_FOLLOW);
+		else if (r >= 0)
+			r = -1, errno = USAGE_ERROR;
+	}
+	t->err = r < 0 ? (errno ? errno : 255) : 0;
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static int thread_fd(const char *how, const char *leader, const char *dir, const char *name)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+	struct thread_fd t = { how, dir, name, 0, 0 };
+	int flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, fd;
+
+	if (strcmp(how, "cwd") != 0)
+		flags |= CLONE_FS;
+	fd = open(leader, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, 50) < 0)
+		return errno;
+	close(fd);
+	if (clone(thread_fd_main, stack + sizeof(stack), flags, &t) < 0)
+		return errno;
+	for (int i = 0; i < 10000 && !__atomic_load_n(&t.done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	return __atomic_load_n(&t.done, __ATOMIC_ACQUIRE) ? t.err : 110;
+}
+
 /* opath-read PATH: PATH opened O_PATH (which Landlock does not check), then
  * read through its /proc/self/fd link (to its end). */
 static int op_opath_read(const char *path)
@@ -588,6 +668,8 @@ int main(int argc, char **argv)
 		return op_fifo(a, b);
 	if (!strcmp(op, "fifo-wait"))
 		return fifo_wait(a, b);
+	if (!strcmp(op, "thread-fd") && argc > 5)
+		return thread_fd(a, b, argv[4], argv[5]);
 	if (!strcmp(op, "link"))
 		return result(link(a, b));
 	if (!strcmp(op, "symlink"))
@@ -601,6 +683,7 @@ usage:
 			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
 			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK\n"
 			"       lr-try tmpfile DIR NAME [empty]\n"
+			"       lr-try thread-fd mkdir|create|cwd|link-empty|link-thread|link-self LEADER THREAD NAME\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
