@@ -345,7 +345,7 @@ t_fifo() {
 	# the reader waits in its open while the mark is made; then the
 	# writer, from outside, once the mark is there
 	rm -f "$P/mark"
-	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" -- "$TRY" fifo-wait ff mark) \
+	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" --ro /proc/self -- "$TRY" fifo-wait ff mark) \
 		>"$W/fifo-out" 2>"$W/fifo-err" &
 	local pid=$! i
 	for i in $(seq 200); do [ -e "$P/mark" ] && break; sleep 0.05; done
@@ -364,6 +364,51 @@ t_fifo() {
 	assert "${D[5]}" test "$RC" = 0
 	lr --timeout 1 -- "$TRY" fifo ff r
 	assert "${D[6]}" test "$RC" = 124
+}
+
+# FIFOs outside the brokered grants, where every open is the broker's (a
+# secret is carved) and the opener opens them in the command's domain: an
+# open that waits for the other end waits in a thread of the opener's, and
+# the broker serves the command's other calls meanwhile
+t_fifo_outside() {
+	local D=("works: outside the brokered grants, a blocking read open waits for its writer while another thread's create is served"
+		 "works: outside the brokered grants, a blocking write open waits for its reader while another thread's create is served"
+		 "works: outside the brokered grants, O_WRONLY|O_NONBLOCK with no reader is ENXIO, O_RDONLY|O_NONBLOCK opens"
+		 "works: a write open that waits outside, its thread killed, leaves no writer behind")
+	needs_broker "${D[@]}" || return
+	project
+	local F=$W/pipe/of pid i how out
+	rm -rf "$W/pipe" && mkdir -p "$W/pipe" && mkfifo "$F" && chmod 755 "$W/pipe" &&
+		chmod 666 "$F" || exit 1
+	for how in r w; do
+		rm -f "$P/mark"
+		(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" --rw "$F" --ro /proc/self -- \
+			"$TRY" fifo-wait "$F" mark $how) >"$W/fifo-out" 2>"$W/fifo-err" &
+		pid=$!
+		# the mark is made while the first open waits; then its other end
+		for i in $(seq 200); do [ -e "$P/mark" ] && break; sleep 0.05; done
+		out=
+		if [ -e "$P/mark" ] && [ $how = r ]; then
+			timeout 10 sh -c 'echo hello >"$1"' sh "$F"
+		elif [ -e "$P/mark" ]; then
+			out=$(timeout 10 cat "$F")
+		fi
+		wait "$pid"
+		local rc=$?
+		if [ $how = r ]; then
+			assert "${D[0]} ($rc)" eval '[ "$rc" = 0 ] && grep -qx hello "$W/fifo-out"'
+		else
+			assert "${D[1]} ($rc)" eval '[ "$rc" = 0 ] && [ "$out" = fifo ]'
+		fi
+	done
+	local rcs=""
+	lr --rw "$F" -- "$TRY" fifo "$F" wn; rcs="$rcs$RC "
+	lr --rw "$F" -- "$TRY" fifo "$F" rn; rcs="$rcs$RC"
+	assert "${D[2]} ($rcs)" test "$rcs" = "6 0"
+	# (a writer left behind would let the last open through at once)
+	lr --rw "$F" -- sh -c '"$1" -k 1 1 "$2" fifo "$3" w; [ $? = 124 ] || exit 1
+		"$1" 1 "$2" fifo "$3" r; [ $? = 124 ]' sh "$(command -v timeout)" "$TRY" "$F"
+	assert "${D[3]}" test "$RC" = 0
 }
 
 # a thread with a descriptor table and a working directory of its own
@@ -430,6 +475,7 @@ t_works
 t_refused
 t_tmpfile
 t_fifo
+t_fifo_outside
 t_threads
 t_descriptors
 t_shebang

@@ -22,7 +22,7 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK, thread-fd HOW LEADER THREAD NAME (see
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], thread-fd HOW LEADER THREAD NAME (see
  * each below); ping MODE (the
  * broker's witness call, broker.h).
  *
@@ -536,25 +536,28 @@ static int op_fifo(const char *path, const char *how)
 }
 
 /*
- * fifo-wait FIFO MARK: a second thread opens FIFO to read (which waits for
- * a writer); once it is in that call, MARK is made (an open the broker
- * serves: it must not wait for the first); then what the FIFO gives, to its
- * end, is printed.  0 if all worked.
+ * fifo-wait FIFO MARK [w]: a second thread opens FIFO to read (which waits
+ * for a writer), or with w to write (for a reader); once it is seen in that
+ * call (/proc/self/task/TID/syscall: 102 if that cannot be read while it
+ * waits), MARK is made (an open the broker serves: it must not wait for
+ * the first); then what the FIFO gives, to its end, is printed (or
+ * "fifo\n" written).  0 if all worked.
  */
 static const char *fifo_path;
-static int fifo_fd = -1, fifo_err;
-static volatile int fifo_tid;
+static int fifo_fd = -1, fifo_err, fifo_flags = O_RDONLY;
+static volatile int fifo_tid, fifo_done;
 
-static void *fifo_reader(void *arg)
+static void *fifo_opener(void *arg)
 {
 	(void)arg;
 	fifo_tid = (int)syscall(SYS_gettid);
-	fifo_fd = open(fifo_path, O_RDONLY | O_CLOEXEC);
+	fifo_fd = open(fifo_path, fifo_flags | O_CLOEXEC);
 	fifo_err = fifo_fd < 0 ? errno : 0;
+	__atomic_store_n(&fifo_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static int fifo_wait(const char *fifo, const char *mark)
+static int fifo_wait(const char *fifo, const char *mark, const char *how)
 {
 	char path[64], line[64] = { 0 }, buf[256];
 	pthread_t t;
@@ -562,17 +565,22 @@ static int fifo_wait(const char *fifo, const char *mark)
 	int fd, r;
 
 	fifo_path = fifo;
-	if (pthread_create(&t, NULL, fifo_reader, NULL) != 0)
+	if (how && !strcmp(how, "w"))
+		fifo_flags = O_WRONLY;
+	if (pthread_create(&t, NULL, fifo_opener, NULL) != 0)
 		return USAGE_ERROR;
-	/* until the reader is in its open (the syscall's number, first) */
+	/* until the opener is in its open (the syscall's number, first) */
 	for (;;) {
 		FILE *f;
 
 		if (!fifo_tid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", fifo_tid);
-		if (!(f = fopen(path, "re")))
+		f = fopen(path, "re");
+		if (!f && __atomic_load_n(&fifo_done, __ATOMIC_ACQUIRE))
 			break; /* done already */
+		if (!f)
+			return 102;
 		r = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
 		if (r && atol(line) == SYS_openat)
@@ -585,6 +593,8 @@ static int fifo_wait(const char *fifo, const char *mark)
 	pthread_join(t, NULL);
 	if (fifo_err)
 		return fifo_err;
+	if (fifo_flags == O_WRONLY)
+		return write(fifo_fd, "fifo\n", 5) == 5 ? 0 : errno;
 	while ((n = read(fifo_fd, buf, sizeof(buf))) > 0)
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return EIO;
@@ -667,7 +677,7 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "fifo"))
 		return op_fifo(a, b);
 	if (!strcmp(op, "fifo-wait"))
-		return fifo_wait(a, b);
+		return fifo_wait(a, b, argc > 4 ? argv[4] : NULL);
 	if (!strcmp(op, "thread-fd") && argc > 5)
 		return thread_fd(a, b, argv[4], argv[5]);
 	if (!strcmp(op, "link"))
@@ -681,7 +691,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
-			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK\n"
+			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK [w]\n"
 			"       lr-try tmpfile DIR NAME [empty]\n"
 			"       lr-try thread-fd mkdir|create|cwd|link-empty|link-thread|link-self LEADER THREAD NAME\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
