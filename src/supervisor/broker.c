@@ -1547,6 +1547,8 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec);
+
 /*
  * Open the FIFO FD (the broker's; taken) again with FLAGS for the call C:
  * at once where that does not wait (O_NONBLOCK, O_RDWR, a writer whose
@@ -1556,8 +1558,6 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 {
 	int acc = (int)(flags & O_ACCMODE), oflags, r, fl;
 	char self[64];
-	struct waiter *w = NULL;
-	pthread_attr_t attr;
 
 	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_TRUNC));
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
@@ -1573,6 +1573,16 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 		}
 	}
 	/* it waits for its other end */
+	return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0);
+}
+
+/* Open FD (the broker's; taken) again with OFLAGS for the call C, in a
+ * waiter: answered later. */
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec)
+{
+	struct waiter *w = NULL;
+	pthread_attr_t attr;
+
 	for (size_t i = 0; i < WAITERS && !w; i++)
 		if (atomic_load(&waiters[i].state) == WAITER_FREE)
 			w = &waiters[i];
@@ -1583,7 +1593,7 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 	w->id = c->req->id;
 	w->fd = fd;
 	w->flags = oflags;
-	w->cloexec = (flags & O_CLOEXEC) != 0;
+	w->cloexec = cloexec;
 	w->result = -EINTR;
 	atomic_store(&w->cancel, false);
 	atomic_store(&w->state, WAITER_WAITING);
@@ -2060,7 +2070,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 	struct place p = { .dir = -1 };
 	struct answer a;
 	struct stat st;
-	int base, fd, r;
+	int base, fd, r, oflags, fl;
 
 	if (flags & O_PATH)
 		return cont();
@@ -2123,9 +2133,17 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		}
 		if (S_ISFIFO(st.st_mode))
 			return fifo_open(c, fd, flags);
+		/* a lease of the command's on the file makes its open wait until
+		 * the lease is given up (or broken, fs.lease-break-time): then
+		 * it waits in a waiter, not in the broker */
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-		r = open(self, (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
-				       O_NOCTTY | O_CLOEXEC);
+		oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
+			 O_NOCTTY;
+		r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
+		if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
+			return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0);
+		if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
+			fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
 		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
 		close(fd);
 		return a;

@@ -411,6 +411,28 @@ t_fifo_outside() {
 	assert "${D[3]}" test "$RC" = 0
 }
 
+# a lease the command holds on its own file makes another's open of it wait
+# until given up: in the project (the broker's own open) and outside the
+# brokered grants (the opener's), the open waits in a thread, not in the
+# broker, which serves another thread's create meanwhile (lr-try lease:
+# 105 if that create waited, 104 if the open did not wait, 103 no lease)
+t_lease() {
+	local D=("works: a write open of a leased file in the project waits for the lease while another thread's create is served"
+		 "works: a write open of a leased file outside the brokered grants waits for the lease while another thread's create is served")
+	needs_broker "${D[@]}" || return
+	project
+	lr --ro /proc/self -- "$TRY" lease leased mark
+	if [ "$RC" = 103 ]; then
+		skip "${D[0]}" "no lease could be taken (fs.leases-enable 0?)"
+		skip "${D[1]}" "no lease could be taken (fs.leases-enable 0?)"
+		return
+	fi
+	assert "${D[0]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark" ]'
+	: >"$W/leased" || exit 1
+	lr --ro /proc/self --rw "$W/leased" -- "$TRY" lease "$W/leased" mark2
+	assert "${D[1]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark2" ]'
+}
+
 # a thread with a descriptor table and a working directory of its own
 # (clone without CLONE_FILES, CLONE_FS), where descriptor 50 names another
 # directory than in its leader's: what it makes is judged, and made, where
@@ -476,6 +498,7 @@ t_refused
 t_tmpfile
 t_fifo
 t_fifo_outside
+t_lease
 t_threads
 t_descriptors
 t_shebang

@@ -22,7 +22,7 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], thread-fd HOW LEADER THREAD NAME (see
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], lease FILE MARK, thread-fd HOW LEADER THREAD NAME (see
  * each below); ping MODE (the
  * broker's witness call, broker.h).
  *
@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define USAGE_ERROR 100
@@ -601,6 +602,86 @@ static int fifo_wait(const char *fifo, const char *mark, const char *how)
 	return 0;
 }
 
+/*
+ * lease FILE MARK: FILE made, opened to read and leased (F_RDLCK, SIGIO
+ * ignored); a second thread opens it to write, which waits for the lease to
+ * be given up; once it is seen in that call (102 if that cannot be seen),
+ * MARK is made (which must not wait for the first: 105 if it took 5 s),
+ * then the lease is given up and the second open must end well (104 if it
+ * ended before).  103: no lease could be taken.
+ */
+static const char *lease_path;
+static int lease_err;
+static volatile int lease_tid, lease_done;
+
+static void *lease_writer(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	lease_tid = (int)syscall(SYS_gettid);
+	fd = open(lease_path, O_WRONLY | O_CLOEXEC);
+	lease_err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	__atomic_store_n(&lease_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int op_lease(const char *file, const char *mark)
+{
+	char path[64], line[64];
+	struct timespec t0, t1;
+	pthread_t t;
+	int fd, m, r;
+
+	signal(SIGIO, SIG_IGN);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0)
+		return 103;
+	lease_path = file;
+	if (pthread_create(&t, NULL, lease_writer, NULL) != 0)
+		return USAGE_ERROR;
+	for (;;) {
+		FILE *f;
+
+		if (__atomic_load_n(&lease_done, __ATOMIC_ACQUIRE)) {
+			pthread_join(t, NULL);
+			return lease_err ? lease_err : 104;
+		}
+		if (!lease_tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", lease_tid);
+		if (!(f = fopen(path, "re")))
+			return 102;
+		r = fgets(line, sizeof(line), f) != NULL;
+		fclose(f);
+		if (r && atol(line) == SYS_openat)
+			break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	m = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (m < 0)
+		return errno;
+	close(m);
+	if (t1.tv_sec - t0.tv_sec >= 5)
+		return 105;
+	if (__atomic_load_n(&lease_done, __ATOMIC_ACQUIRE))
+		return 104;
+	if (fcntl(fd, F_SETLEASE, F_UNLCK) < 0)
+		return errno;
+	pthread_join(t, NULL);
+	close(fd);
+	return lease_err;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "";
@@ -678,6 +759,8 @@ int main(int argc, char **argv)
 		return op_fifo(a, b);
 	if (!strcmp(op, "fifo-wait"))
 		return fifo_wait(a, b, argc > 4 ? argv[4] : NULL);
+	if (!strcmp(op, "lease") && b)
+		return op_lease(a, b);
 	if (!strcmp(op, "thread-fd") && argc > 5)
 		return thread_fd(a, b, argv[4], argv[5]);
 	if (!strcmp(op, "link"))
@@ -692,7 +775,7 @@ usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
 			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK [w]\n"
-			"       lr-try tmpfile DIR NAME [empty]\n"
+			"       lr-try tmpfile DIR NAME [empty] | lease FILE MARK\n"
 			"       lr-try thread-fd mkdir|create|cwd|link-empty|link-thread|link-self LEADER THREAD NAME\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
