@@ -1495,6 +1495,9 @@ struct waiter {
 	int fd;			/* the FIFO to open again (the broker's) */
 	int flags;
 	bool cloexec;
+	bool truncate;		/* truncate(2): what is opened is truncated to LENGTH,
+				 * and closed (RESULT: 0) */
+	off_t length;
 	int result;		/* the descriptor, or -errno */
 	pthread_t thread;
 };
@@ -1539,6 +1542,12 @@ static void *waiter_main(void *arg)
 			break;
 		}
 	}
+	if (w->truncate && fd >= 0) {
+		int r = ftruncate(fd, w->length) < 0 ? -errno : 0;
+
+		close(fd);
+		fd = r;
+	}
 	w->result = fd;
 	atomic_store(&w->state, WAITER_DONE);
 	if (write(waiters_wake[1], "", 1) < 0) {
@@ -1547,7 +1556,8 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec);
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec,
+				  const off_t *truncate_to);
 
 /*
  * Open the FIFO FD (the broker's; taken) again with FLAGS for the call C:
@@ -1573,12 +1583,14 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 		}
 	}
 	/* it waits for its other end */
-	return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0);
+	return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
 }
 
 /* Open FD (the broker's; taken) again with OFLAGS for the call C, in a
- * waiter: answered later. */
-static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec)
+ * waiter: answered later (with TRUNCATE_TO, truncate(2)'s: what is opened
+ * is truncated so, and the answer is that). */
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec,
+				  const off_t *truncate_to)
 {
 	struct waiter *w = NULL;
 	pthread_attr_t attr;
@@ -1594,6 +1606,8 @@ static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloex
 	w->fd = fd;
 	w->flags = oflags;
 	w->cloexec = cloexec;
+	w->truncate = truncate_to != NULL;
+	w->length = truncate_to ? *truncate_to : 0;
 	w->result = -EINTR;
 	atomic_store(&w->cancel, false);
 	atomic_store(&w->state, WAITER_WAITING);
@@ -1636,10 +1650,10 @@ static void waiters_tend(struct lr_broker *b)
 		if (valid) {
 			struct seccomp_notif req = { .id = w->id };
 
-			respond(b, &req, w->result >= 0
-					 ? (struct answer){ FD, w->result, w->cloexec }
-					 : fail(-w->result));
-		} else if (w->result >= 0) {
+			respond(b, &req, w->truncate	   ? result(w->result)
+					 : w->result >= 0 ? (struct answer){ FD, w->result, w->cloexec }
+							  : fail(-w->result));
+		} else if (w->result >= 0 && !w->truncate) {
 			close(w->result);
 		}
 		atomic_store(&w->state, WAITER_FREE);
@@ -2141,7 +2155,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 			 O_NOCTTY;
 		r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
 		if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
-			return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0);
+			return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
 		if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
 			fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
 		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
@@ -2470,6 +2484,13 @@ static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	w = open(self, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (w < 0 && errno == EWOULDBLOCK) {
+		off_t to = (off_t)length;
+
+		/* a lease of the command's on the file: truncate(2) waits for
+		 * it, in a waiter (below), not in the broker */
+		return open_waiting(c, fd, O_WRONLY | O_NOCTTY, false, &to);
+	}
 	a = result(w < 0 ? -errno : ftruncate(w, (off_t)length) < 0 ? -errno : 0);
 	if (w >= 0)
 		close(w);

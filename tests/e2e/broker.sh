@@ -418,19 +418,24 @@ t_fifo_outside() {
 # 105 if that create waited, 104 if the open did not wait, 103 no lease)
 t_lease() {
 	local D=("works: a write open of a leased file in the project waits for the lease while another thread's create is served"
-		 "works: a write open of a leased file outside the brokered grants waits for the lease while another thread's create is served")
+		 "works: a write open of a leased file outside the brokered grants waits for the lease while another thread's create is served"
+		 "works: truncate(2) of a leased file in the project waits for the lease (was EAGAIN) while another thread's create is served")
 	needs_broker "${D[@]}" || return
 	project
 	lr --ro /proc/self -- "$TRY" lease leased mark
 	if [ "$RC" = 103 ]; then
 		skip "${D[0]}" "no lease could be taken (fs.leases-enable 0?)"
 		skip "${D[1]}" "no lease could be taken (fs.leases-enable 0?)"
+		skip "${D[2]}" "no lease could be taken (fs.leases-enable 0?)"
 		return
 	fi
 	assert "${D[0]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark" ]'
 	: >"$W/leased" || exit 1
 	lr --ro /proc/self --rw "$W/leased" -- "$TRY" lease "$W/leased" mark2
 	assert "${D[1]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark2" ]'
+	echo data >"$P/leased"
+	lr --ro /proc/self -- "$TRY" lease leased mark3 t
+	assert "${D[2]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark3" ] && [ ! -s "$P/leased" ]'
 }
 
 # a thread with a descriptor table and a working directory of its own

@@ -22,7 +22,7 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], lease FILE MARK, thread-fd HOW LEADER THREAD NAME (see
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], lease FILE MARK [t], thread-fd HOW LEADER THREAD NAME (see
  * each below); ping MODE (the
  * broker's witness call, broker.h).
  *
@@ -603,16 +603,16 @@ static int fifo_wait(const char *fifo, const char *mark, const char *how)
 }
 
 /*
- * lease FILE MARK: FILE made, opened to read and leased (F_RDLCK, SIGIO
- * ignored); a second thread opens it to write, which waits for the lease to
- * be given up; once it is seen in that call (102 if that cannot be seen),
+ * lease FILE MARK [t]: FILE made, opened to read and leased (F_RDLCK, SIGIO
+ * ignored); a second thread opens it to write (with t: truncates it), which
+ * waits for the lease to be given up; once it is seen in that call (102 if that cannot be seen),
  * MARK is made (which must not wait for the first: 105 if it took 5 s),
  * then the lease is given up and the second open must end well (104 if it
  * ended before).  103: no lease could be taken.
  */
 static const char *lease_path;
 static int lease_err;
-static volatile int lease_tid, lease_done;
+static volatile int lease_tid, lease_done, lease_truncate;
 
 static void *lease_writer(void *arg)
 {
@@ -620,6 +620,11 @@ static void *lease_writer(void *arg)
 
 	(void)arg;
 	lease_tid = (int)syscall(SYS_gettid);
+	if (lease_truncate) {
+		lease_err = truncate(lease_path, 0) < 0 ? errno : 0;
+		__atomic_store_n(&lease_done, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	fd = open(lease_path, O_WRONLY | O_CLOEXEC);
 	lease_err = fd < 0 ? errno : 0;
 	if (fd >= 0)
@@ -628,7 +633,7 @@ static void *lease_writer(void *arg)
 	return NULL;
 }
 
-static int op_lease(const char *file, const char *mark)
+static int op_lease(const char *file, const char *mark, const char *how)
 {
 	char path[64], line[64];
 	struct timespec t0, t1;
@@ -646,6 +651,7 @@ static int op_lease(const char *file, const char *mark)
 	if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0)
 		return 103;
 	lease_path = file;
+	lease_truncate = how && !strcmp(how, "t");
 	if (pthread_create(&t, NULL, lease_writer, NULL) != 0)
 		return USAGE_ERROR;
 	for (;;) {
@@ -658,11 +664,13 @@ static int op_lease(const char *file, const char *mark)
 		if (!lease_tid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", lease_tid);
-		if (!(f = fopen(path, "re")))
+		if (!(f = fopen(path, "re")) && __atomic_load_n(&lease_done, __ATOMIC_ACQUIRE))
+			continue; /* done meanwhile: above */
+		if (!f)
 			return 102;
 		r = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
-		if (r && atol(line) == SYS_openat)
+		if (r && atol(line) == (lease_truncate ? SYS_truncate : SYS_openat))
 			break;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -760,7 +768,7 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "fifo-wait"))
 		return fifo_wait(a, b, argc > 4 ? argv[4] : NULL);
 	if (!strcmp(op, "lease") && b)
-		return op_lease(a, b);
+		return op_lease(a, b, argc > 4 ? argv[4] : NULL);
 	if (!strcmp(op, "thread-fd") && argc > 5)
 		return thread_fd(a, b, argv[4], argv[5]);
 	if (!strcmp(op, "link"))
@@ -775,7 +783,7 @@ usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
 			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK [w]\n"
-			"       lr-try tmpfile DIR NAME [empty] | lease FILE MARK\n"
+			"       lr-try tmpfile DIR NAME [empty] | lease FILE MARK [t]\n"
 			"       lr-try thread-fd mkdir|create|cwd|link-empty|link-thread|link-self LEADER THREAD NAME\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
