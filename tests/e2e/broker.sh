@@ -464,11 +464,20 @@ t_threads() {
 			gone ".git/at-root-$how"'
 		i=$((i + 2))
 	done
-	local rcs=""
+	local rcs="" kv
+	kv=$(uname -r)
 	lr -- "$TRY" thread-fd link-empty src . linked-empty; rcs="$rcs$RC "
 	lr -- "$TRY" thread-fd link-thread src . linked-thread; rcs="$rcs$RC"
-	assert "${D[6]} ($rcs)" eval '[ "$rcs" = "0 0" ] && [ -f "$P/linked-empty" ] &&
-		[ -f "$P/linked-thread" ]'
+	# (before Linux 6.9, whose pidfds name threads, the broker reaches a
+	# thread's descriptors through its leader's only: where they differ it
+	# does not serve the call, and Landlock makes no name here)
+	if [ "${kv%%.*}" -gt 6 ] || { [ "${kv%%.*}" = 6 ] && kv=${kv#*.} && [ "${kv%%[!0-9]*}" -ge 9 ]; }; then
+		assert "${D[6]} ($rcs)" eval '[ "$rcs" = "0 0" ] && [ -f "$P/linked-empty" ] &&
+			[ -f "$P/linked-thread" ]'
+	else
+		assert "${D[6]}: before Linux 6.9, not served ($rcs)" eval '[ "${rcs% *}" != 0 ] &&
+			[ "${rcs#* }" != 0 ] && gone linked-empty && gone linked-thread'
+	fi
 	lr -- "$TRY" thread-fd link-self src . linked-self
 	assert "${D[7]} ($RC)" eval '[ "$RC" = 1 ] && gone linked-self'
 	lr -- "$TRY" thread-fd link-thread . . .git/linked
