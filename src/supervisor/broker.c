@@ -1216,6 +1216,8 @@ static noreturn void opener_main(int sock)
 		opener_reap();
 		if (n == 0 || n == -EBADF || n == -ENOTCONN)
 			_exit(0);
+		if (n == -EINTR)
+			continue; /* nothing read: the request is still there */
 		if (n > 0 && req.op == OPEN_CANCEL) {
 			if (base >= 0)
 				close(base);
@@ -1427,7 +1429,7 @@ static int opener_open(struct call *c, int base, const char *path, int flags, mo
 	r = send_with_fd(b->opener, &req, sizeof(req), base);
 	for (;;) {
 		while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
-			;
+			r = 0; /* (a signal: wait on, not as if it were gone) */
 		if (r <= 0) {
 			char shown[PATH_MAX * 4];
 
