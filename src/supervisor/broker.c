@@ -19,6 +19,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
@@ -40,6 +41,9 @@ _Static_assert(LR_BROKER_PING_DIRFD == LR_SECCOMP_PING_DIRFD, "the witness's fil
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
 #endif
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -972,17 +976,43 @@ static enum lr_broker_verdict judge_found(const struct lr_broker *b, const char 
 
 /* ---------------------------------------------------------------- the opener */
 
-/* What the broker asks of the opener: open PATH from the descriptor sent
- * with it, with FLAGS and MODE, and send the result back. */
+/*
+ * What the broker asks of the opener: open PATH from the descriptor sent
+ * with it, with FLAGS and MODE, and send the result back (OPEN_OPEN); or
+ * give up the open ID that waits, its call gone (OPEN_CANCEL, with no
+ * descriptor).  An open that may wait (a FIFO's, a device's, a file's
+ * under a lease) is made by a thread of the opener's: answered at once
+ * with WAITS, then again with the result, when done.
+ */
+enum { OPEN_OPEN, OPEN_CANCEL };
+
 struct open_request {
+	uint64_t id;		/* the broker's: in the replies */
+	int op;
 	int flags;
 	mode_t mode;
+	int may_wait;		/* the broker has room for one more that waits (else
+				 * such an open gets ENFILE) */
 	char path[PATH_MAX];
 };
 
 struct open_reply {
+	uint64_t id;
 	int err;		/* 0: the descriptor comes with it */
+	int waits;		/* not yet: the result comes in a reply of its own */
 };
+
+/* Opens that wait at once (the broker's FIFOs, and the opener's), and how
+ * often the broker looks whether their calls are still there; the signal
+ * that interrupts such an open. */
+#define WAITERS 64
+#define WAITER_TICK_MS 100
+#define WAKE_SIGNAL SIGURG
+
+static void wake_handler(int sig)
+{
+	(void)sig; /* only to interrupt the open */
+}
 
 /* Seconds the broker waits for the opener (a device's open may hang). */
 #define OPENER_WAIT_MS 10000
@@ -1033,36 +1063,196 @@ static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
 	return n;
 }
 
-/* The opener: in the command's own Landlock domain (and the broker's
+/* The opener's opens that wait, each in a thread of its own. */
+enum { WAIT_FREE, WAIT_WAITING, WAIT_DONE };
+
+struct opener_wait {
+	atomic_int state;
+	atomic_bool cancel;
+	uint64_t id;
+	int sock, base, flags;
+	mode_t mode;
+	char path[PATH_MAX];
+	pthread_t thread;
+};
+
+static struct opener_wait opener_waits[WAITERS];
+
+static void *opener_wait_main(void *arg)
+{
+	struct opener_wait *w = arg;
+	struct open_reply rep = { .id = w->id };
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, WAKE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	for (;;) {
+		if (atomic_load(&w->cancel)) {
+			fd = -1;
+			errno = EINTR;
+			break;
+		}
+		fd = openat(w->base, w->path, w->flags | O_NOCTTY | O_CLOEXEC, w->mode);
+		if (fd >= 0 || errno != EINTR)
+			break;
+	}
+	rep.err = fd < 0 ? errno : 0;
+	/* (a broker gone: the opener's loop ends too) */
+	if (send_with_fd(w->sock, &rep, sizeof(rep), fd) < 0) {
+	}
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&w->state, WAIT_DONE);
+	return NULL;
+}
+
+/* Does the open of the object at PATH from BASE (as FLAGS find it) wait,
+ * or may it: a FIFO's without O_NONBLOCK (for its other end), a device's
+ * but the memory devices' (/dev/null, /dev/urandom: a driver may wait
+ * whatever O_NONBLOCK says)?  What cannot be found (made, or an error)
+ * does not: it is opened at once. */
+static bool open_waits(int base, const char *path, int flags)
+{
+	int probe = openat(base, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	struct stat st;
+	bool waits;
+
+	if (probe < 0)
+		return false;
+	waits = fstat(probe, &st) == 0 &&
+		((S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) || S_ISBLK(st.st_mode) ||
+		 (S_ISCHR(st.st_mode) && major(st.st_rdev) != 1));
+	close(probe);
+	return waits;
+}
+
+/* Start the open REQ (from BASE, taken) in a thread of its own: 0, or
+ * -errno (BASE closed). */
+static int opener_wait(int sock, const struct open_request *req, int base)
+{
+	struct opener_wait *w = NULL;
+	pthread_attr_t attr;
+
+	for (size_t i = 0; i < WAITERS && !w; i++)
+		if (atomic_load(&opener_waits[i].state) == WAIT_FREE)
+			w = &opener_waits[i];
+	if (!w || !req->may_wait) {
+		close(base);
+		return -ENFILE; /* too many at once */
+	}
+	w->id = req->id;
+	w->sock = sock;
+	w->base = base;
+	w->flags = req->flags;
+	w->mode = req->mode;
+	memcpy(w->path, req->path, sizeof(w->path));
+	atomic_store(&w->cancel, false);
+	atomic_store(&w->state, WAIT_WAITING);
+	if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, 64 * 1024) != 0 ||
+	    pthread_create(&w->thread, &attr, opener_wait_main, w) != 0) {
+		atomic_store(&w->state, WAIT_FREE);
+		close(base);
+		return -ENFILE;
+	}
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+/* The opener's waits done: joined, and their slots free. */
+static void opener_reap(void)
+{
+	for (size_t i = 0; i < WAITERS; i++) {
+		struct opener_wait *w = &opener_waits[i];
+
+		if (atomic_load(&w->state) != WAIT_DONE)
+			continue;
+		pthread_join(w->thread, NULL);
+		close(w->base);
+		atomic_store(&w->state, WAIT_FREE);
+	}
+}
+
+/* OPEN_CANCEL: the open ID that waits is interrupted (its reply comes,
+ * EINTR or what it opened meanwhile, which the broker closes). */
+static void opener_cancel(uint64_t id)
+{
+	for (size_t i = 0; i < WAITERS; i++) {
+		struct opener_wait *w = &opener_waits[i];
+
+		/* (done but not joined: its thread is there still) */
+		if (atomic_load(&w->state) != WAIT_FREE && w->id == id) {
+			atomic_store(&w->cancel, true);
+			pthread_kill(w->thread, WAKE_SIGNAL);
+		}
+	}
+}
+
+/*
+ * The opener: in the command's own Landlock domain (and the broker's
  * filter), it opens what it is asked, as the command would have, so that
- * the kernel decides; never blocking (a FIFO's open would wait). */
+ * the kernel decides.  Its own loop never waits: an open that may (above)
+ * is made by a thread, answered WAITS at once and with its result when
+ * done; one that is found to wait only when made (a file under a lease,
+ * EWOULDBLOCK; a FIFO made meanwhile, ENXIO) is made again so.
+ */
 static noreturn void opener_main(int sock)
 {
+	struct sigaction sa = { .sa_handler = wake_handler }; /* no SA_RESTART */
 	struct open_request req;
+	sigset_t set;
 	int base;
 
+	sigemptyset(&set);
+	sigaddset(&set, WAKE_SIGNAL);
+	if (sigaction(WAKE_SIGNAL, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		_exit(0);
 	for (;;) {
 		struct open_reply rep = { 0 };
 		ssize_t n = recv_with_fd(sock, &req, sizeof(req), &base);
-		int fd = -1, fl;
+		int fd = -1, fl, r;
 
+		opener_reap();
 		if (n == 0 || n == -EBADF || n == -ENOTCONN)
 			_exit(0);
-		if (n < 0 || base < 0 || memchr(req.path, '\0', sizeof(req.path)) == NULL) {
+		if (n == -EINTR)
+			continue; /* nothing read: the request is still there */
+		if (n > 0 && req.op == OPEN_CANCEL) {
+			if (base >= 0)
+				close(base);
+			opener_cancel(req.id);
+			continue;
+		}
+		rep.id = n > 0 ? req.id : 0;
+		if (n < 0 || base < 0 || req.op != OPEN_OPEN ||
+		    memchr(req.path, '\0', sizeof(req.path)) == NULL) {
 			if (n < 0 && n != -EPROTO && n != -EINTR)
 				_exit(0);
 			rep.err = EPROTO;
+		} else if (open_waits(base, req.path, req.flags)) {
+			r = opener_wait(sock, &req, base);
+			base = -1;
+			rep.err = r < 0 ? -r : 0;
+			rep.waits = r == 0;
 		} else {
 			fd = openat(base, req.path, req.flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 				    req.mode);
-			if (fd < 0)
+			if (fd < 0 && !(req.flags & O_NONBLOCK) &&
+			    (errno == EWOULDBLOCK || errno == ENXIO)) {
+				r = opener_wait(sock, &req, base);
+				base = -1;
+				rep.err = r < 0 ? -r : 0;
+				rep.waits = r == 0;
+			} else if (fd < 0) {
 				rep.err = errno;
-			else if (!(req.flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0)
+			} else if (!(req.flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0) {
 				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+			}
 		}
 		if (base >= 0)
 			close(base);
-		if (send_with_fd(sock, &rep, sizeof(rep), rep.err ? -1 : fd) < 0)
+		if (send_with_fd(sock, &rep, sizeof(rep), rep.err || rep.waits ? -1 : fd) < 0)
 			_exit(0);
 		if (fd >= 0)
 			close(fd);
@@ -1102,10 +1292,130 @@ static int start_opener(struct lr_broker *b)
 	return 0;
 }
 
-/* Have the opener open PATH from BASE: the descriptor, or -errno. */
-static int opener_open(struct lr_broker *b, int base, const char *path, int flags, mode_t mode)
+/*
+ * The broker's side of the opens that wait in the opener: each is a call
+ * answered later (LATER), from the broker's loop, when the opener's
+ * second reply comes; a call gone meanwhile (its thread interrupted, or
+ * dead) has its open cancelled, and what comes closed.
+ */
+struct opening {
+	bool used, cancelled;
+	uint64_t id;		/* the opener's request */
+	__u64 notif;		/* the call */
+	pid_t tid;
+	int base;		/* the broker's, for --report-denials */
+	uint64_t flags;
+	bool write;
+	char path[PATH_MAX];
+};
+
+static struct opening openings[WAITERS];
+static size_t openings_busy;
+static uint64_t opener_next = 1;
+
+static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct answer a);
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
+static void tell_opened(struct call *c, int base, const char *path, uint64_t flags, int err);
+
+/* The opener is gone, or stuck: it serves no more, and the calls that wait
+ * in it are refused. */
+static void opener_lost(struct lr_broker *b)
 {
-	struct open_request req = { flags, mode, { 0 } };
+	if (b->opener >= 0)
+		close(b->opener);
+	b->opener = -1;
+	for (size_t i = 0; i < WAITERS && openings_busy; i++) {
+		struct opening *o = &openings[i];
+		struct seccomp_notif req = { .id = o->notif };
+
+		if (!o->used)
+			continue;
+		if (!o->cancelled)
+			respond(b, &req, fail(EACCES));
+		close(o->base);
+		o->used = false;
+		openings_busy--;
+	}
+}
+
+/* The opener's reply REP (and FD) to an open that waited: answered. */
+static void opening_done(struct lr_broker *b, const struct open_reply *rep, int fd)
+{
+	struct opening *o = NULL;
+	struct seccomp_notif req = { 0 };
+	struct call c = { b, &req, -1 };
+
+	for (size_t i = 0; i < WAITERS && !o; i++)
+		if (openings[i].used && openings[i].id == rep->id)
+			o = &openings[i];
+	if (!o || rep->waits) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	req.id = o->notif;
+	req.pid = (__u32)o->tid;
+	if (o->cancelled || !still_valid(&c)) {
+		if (fd >= 0)
+			close(fd);
+	} else if (!rep->err && fd >= 0) {
+		respond(b, &req, opened(&c, fd, o->write, o->flags));
+	} else {
+		if (fd >= 0)
+			close(fd);
+		tell_opened(&c, o->base, o->path, o->flags, rep->err ? rep->err : EPROTO);
+		respond(b, &req, fail(rep->err ? rep->err : EPROTO));
+	}
+	close(o->base);
+	o->used = false;
+	openings_busy--;
+}
+
+/* In the loop: the opener's reply that is readable. */
+static void opener_readable(struct lr_broker *b)
+{
+	struct open_reply rep;
+	int fd;
+	ssize_t n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
+
+	if (n == -EINTR || n == -EAGAIN)
+		return;
+	if (n <= 0) {
+		dprintf(STDERR_FILENO, "landrun: the broker: its opener is gone: from now on "
+				       "nothing outside the brokered grants is opened (EACCES)\n");
+		opener_lost(b);
+		return;
+	}
+	opening_done(b, &rep, fd);
+}
+
+/* In the loop: the opens that wait whose call is gone, given up. */
+static void openings_tend(struct lr_broker *b)
+{
+	for (size_t i = 0; i < WAITERS && openings_busy && b->opener >= 0; i++) {
+		struct opening *o = &openings[i];
+		struct open_request req = { .id = o->id, .op = OPEN_CANCEL };
+		__u64 id = o->notif;
+
+		if (!o->used || o->cancelled ||
+		    ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+			continue;
+		o->cancelled = true;
+		if (send_with_fd(b->opener, &req, sizeof(req), -1) < 0)
+			opener_lost(b);
+	}
+}
+
+/* Have the opener open PATH from BASE for the call C: the descriptor, or
+ * -errno; or -EINPROGRESS where the open waits in the opener (its result
+ * answers the call later).  Replies to the opens that waited, which come
+ * meanwhile, are answered on the way. */
+static int opener_open(struct call *c, int base, const char *path, int flags, mode_t mode,
+		       uint64_t cflags, bool write)
+{
+	struct lr_broker *b = c->b;
+	struct open_request req = { .id = opener_next++, .op = OPEN_OPEN, .flags = flags,
+				    .mode = mode, .may_wait = openings_busy < WAITERS };
 	struct open_reply rep;
 	struct pollfd p = { b->opener, POLLIN, 0 };
 	int fd, r;
@@ -1117,27 +1427,48 @@ static int opener_open(struct lr_broker *b, int base, const char *path, int flag
 		return -ENAMETOOLONG;
 	strcpy(req.path, path);
 	r = send_with_fd(b->opener, &req, sizeof(req), base);
-	while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
-		;
-	if (r <= 0) {
-		char shown[PATH_MAX * 4];
+	for (;;) {
+		while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
+			r = 0; /* (a signal: wait on, not as if it were gone) */
+		if (r <= 0) {
+			char shown[PATH_MAX * 4];
 
-		/* stuck (a device that hangs) or gone: it serves no more */
-		lr_escape(shown, sizeof(shown), path, strlen(path), true);
-		dprintf(STDERR_FILENO, "landrun: the broker: its opener %s %s: from now on "
-				       "nothing outside the brokered grants is opened (EACCES)\n",
-			r == 0 ? "took more than 10 s to open" : "failed on", shown);
-		close(b->opener);
-		b->opener = -1;
-		return -EACCES;
+			/* stuck (a filesystem that hangs) or gone: it serves no more */
+			lr_escape(shown, sizeof(shown), path, strlen(path), true);
+			dprintf(STDERR_FILENO, "landrun: the broker: its opener %s %s: from now on "
+					       "nothing outside the brokered grants is opened (EACCES)\n",
+				r == 0 ? "took more than 10 s to open" : "failed on", shown);
+			opener_lost(b);
+			return -EACCES;
+		}
+		n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
+		if (n < 0) {
+			dprintf(STDERR_FILENO, "landrun: the broker: its opener is gone: from now on "
+					       "nothing outside the brokered grants is opened (EACCES)\n");
+			opener_lost(b);
+			return -EACCES;
+		}
+		if (rep.id == req.id)
+			break;
+		opening_done(b, &rep, fd); /* an earlier one's, done */
+		r = 0;
 	}
-	n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
-	if (n < 0) {
-		dprintf(STDERR_FILENO, "landrun: the broker: its opener is gone: from now on "
-				       "nothing outside the brokered grants is opened (EACCES)\n");
-		close(b->opener);
-		b->opener = -1;
-		return -EACCES;
+	if (rep.waits) {
+		struct opening *o = NULL;
+
+		if (fd >= 0)
+			close(fd);
+		for (size_t i = 0; i < WAITERS && !o; i++)
+			if (!openings[i].used)
+				o = &openings[i];
+		if (!o) /* (may_wait said there was room) */
+			return -ENFILE;
+		*o = (struct opening){ .used = true, .id = req.id, .notif = c->req->id,
+				       .tid = (pid_t)c->req->pid, .flags = cflags, .write = write };
+		o->base = fcntl(base, F_DUPFD_CLOEXEC, 3);
+		snprintf(o->path, sizeof(o->path), "%s", path);
+		openings_busy++;
+		return -EINPROGRESS;
 	}
 	if (rep.err) {
 		if (fd >= 0)
@@ -1157,10 +1488,6 @@ static int opener_open(struct lr_broker *b, int base, const char *path, int flag
  * that is no longer valid (the thread interrupted, or dead) has its thread
  * interrupted in turn (WAKE_SIGNAL), and what it opened closed.
  */
-#define WAITERS 64
-#define WAITER_TICK_MS 100
-#define WAKE_SIGNAL SIGURG
-
 enum { WAITER_FREE, WAITER_WAITING, WAITER_DONE };
 
 struct waiter {
@@ -1170,6 +1497,9 @@ struct waiter {
 	int fd;			/* the FIFO to open again (the broker's) */
 	int flags;
 	bool cloexec;
+	bool truncate;		/* truncate(2): what is opened is truncated to LENGTH,
+				 * and closed (RESULT: 0) */
+	off_t length;
 	int result;		/* the descriptor, or -errno */
 	pthread_t thread;
 };
@@ -1177,11 +1507,6 @@ struct waiter {
 static struct waiter waiters[WAITERS];
 static int waiters_wake[2] = { -1, -1 };	/* a pipe: a waiter is done */
 static size_t waiters_busy;
-
-static void wake_handler(int sig)
-{
-	(void)sig; /* only to interrupt the open */
-}
 
 /* Before the loop: the pipe, and the signal that interrupts a waiter. */
 static int waiters_init(void)
@@ -1219,6 +1544,12 @@ static void *waiter_main(void *arg)
 			break;
 		}
 	}
+	if (w->truncate && fd >= 0) {
+		int r = ftruncate(fd, w->length) < 0 ? -errno : 0;
+
+		close(fd);
+		fd = r;
+	}
 	w->result = fd;
 	atomic_store(&w->state, WAITER_DONE);
 	if (write(waiters_wake[1], "", 1) < 0) {
@@ -1226,6 +1557,9 @@ static void *waiter_main(void *arg)
 	}
 	return NULL;
 }
+
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec,
+				  const off_t *truncate_to);
 
 /*
  * Open the FIFO FD (the broker's; taken) again with FLAGS for the call C:
@@ -1236,8 +1570,6 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 {
 	int acc = (int)(flags & O_ACCMODE), oflags, r, fl;
 	char self[64];
-	struct waiter *w = NULL;
-	pthread_attr_t attr;
 
 	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_TRUNC));
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
@@ -1253,6 +1585,18 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 		}
 	}
 	/* it waits for its other end */
+	return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
+}
+
+/* Open FD (the broker's; taken) again with OFLAGS for the call C, in a
+ * waiter: answered later (with TRUNCATE_TO, truncate(2)'s: what is opened
+ * is truncated so, and the answer is that). */
+static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloexec,
+				  const off_t *truncate_to)
+{
+	struct waiter *w = NULL;
+	pthread_attr_t attr;
+
 	for (size_t i = 0; i < WAITERS && !w; i++)
 		if (atomic_load(&waiters[i].state) == WAITER_FREE)
 			w = &waiters[i];
@@ -1263,7 +1607,9 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 	w->id = c->req->id;
 	w->fd = fd;
 	w->flags = oflags;
-	w->cloexec = (flags & O_CLOEXEC) != 0;
+	w->cloexec = cloexec;
+	w->truncate = truncate_to != NULL;
+	w->length = truncate_to ? *truncate_to : 0;
 	w->result = -EINTR;
 	atomic_store(&w->cancel, false);
 	atomic_store(&w->state, WAITER_WAITING);
@@ -1306,10 +1652,10 @@ static void waiters_tend(struct lr_broker *b)
 		if (valid) {
 			struct seccomp_notif req = { .id = w->id };
 
-			respond(b, &req, w->result >= 0
-					 ? (struct answer){ FD, w->result, w->cloexec }
-					 : fail(-w->result));
-		} else if (w->result >= 0) {
+			respond(b, &req, w->truncate	   ? result(w->result)
+					 : w->result >= 0 ? (struct answer){ FD, w->result, w->cloexec }
+							  : fail(-w->result));
+		} else if (w->result >= 0 && !w->truncate) {
 			close(w->result);
 		}
 		atomic_store(&w->state, WAITER_FREE);
@@ -1622,13 +1968,17 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 	 * command's, may; where the command's grants name them */
 	if (strncmp(own, "/proc/", 6) == 0)
 		return proc_open_for(c, own, flags, mode, write);
-	fd = opener_open(c->b, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode);
+	fd = opener_open(c, base, own, (int)(flags & ~(uint64_t)O_CLOEXEC), (mode_t)mode, flags,
+			 write);
+	if (fd == -EINPROGRESS)
+		return later(); /* it waits in the opener, which answers */
 	if (fd < 0) {
 		tell_opened(c, base, own, flags, -fd);
 		return fail(-fd);
 	}
 	a = opened(c, fd, write, flags);
-	/* the opener never waits: a FIFO's reader that would, waits here */
+	/* a FIFO that the opener found no FIFO before it opened it (made
+	 * meanwhile): its reader that would wait, waits here */
 	if (a.kind == FD && !(flags & O_NONBLOCK) && (flags & O_ACCMODE) == O_RDONLY &&
 	    fstat((int)a.value, &st) == 0 && S_ISFIFO(st.st_mode))
 		a = fifo_open(c, (int)a.value, flags);
@@ -1736,7 +2086,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 	struct place p = { .dir = -1 };
 	struct answer a;
 	struct stat st;
-	int base, fd, r;
+	int base, fd, r, oflags, fl;
 
 	if (flags & O_PATH)
 		return cont();
@@ -1799,9 +2149,17 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		}
 		if (S_ISFIFO(st.st_mode))
 			return fifo_open(c, fd, flags);
+		/* a lease of the command's on the file makes its open wait until
+		 * the lease is given up (or broken, fs.lease-break-time): then
+		 * it waits in a waiter, not in the broker */
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-		r = open(self, (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
-				       O_NOCTTY | O_CLOEXEC);
+		oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
+			 O_NOCTTY;
+		r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
+		if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
+			return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
+		if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
+			fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
 		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
 		close(fd);
 		return a;
@@ -1980,20 +2338,21 @@ out:
 static int command_fd(const struct call *c, int cfd);
 static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
 			struct stat *st);
-static int own_fd_link(const struct call *c, const char *path);
+static int command_fd_of(const struct call *c, pid_t who, int cfd);
+static int own_fd_link(const struct call *c, const char *path, pid_t *who);
 
-/* linkat of the command's descriptor CFD (its /proc/self/fd link followed,
- * or AT_EMPTY_PATH) to TO: a file beneath a root, judged as by its name,
+/* linkat of the command's descriptor CFD in WHO's table (its /proc/self/fd
+ * link followed, or AT_EMPTY_PATH) to TO: a file beneath a root, judged as by its name,
  * or an unnamed file the broker made (O_TMPFILE); any other, Landlock's
  * (which makes no name beneath a root). */
-static struct answer link_fd(struct call *c, int cfd, struct place *to, bool empty)
+static struct answer link_fd(struct call *c, pid_t who, int cfd, struct place *to, bool empty)
 {
 	char real[PATH_MAX], self[64];
 	enum lr_broker_verdict v;
 	struct answer a;
 	const char *why;
 	struct stat st;
-	int fd = command_fd(c, cfd), r;
+	int fd = command_fd_of(c, who, cfd), r;
 
 	if (fd < 0)
 		return fd == -EBADF ? fail(EBADF) : cont();
@@ -2038,6 +2397,7 @@ static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int n
 	const char *why;
 	struct stat st;
 	int fd, r, cfd = -1;
+	pid_t who = (pid_t)c->req->pid;
 
 	if (flags & ~(uint64_t)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
 		return cont(); /* the kernel's EINVAL */
@@ -2047,14 +2407,14 @@ static struct answer do_link(struct call *c, int olddir, uint64_t oldaddr, int n
 	 * followed (how an O_TMPFILE file is named) */
 	if ((flags & AT_EMPTY_PATH) && !old[0])
 		cfd = olddir;
-	else if ((flags & AT_SYMLINK_FOLLOW) && (cfd = own_fd_link(c, old)) < 0)
+	else if ((flags & AT_SYMLINK_FOLLOW) && (cfd = own_fd_link(c, old, &who)) < 0)
 		cfd = -1;
 	if (cfd >= 0 || ((flags & AT_EMPTY_PATH) && !old[0])) {
 		if (cfd < 0)
 			return cont(); /* AT_FDCWD: the cwd, a directory (EPERM) */
 		if ((r = place_of(c, newdir, newaddr, &to)) != 0)
 			return r > 0 ? cont() : fail(-r);
-		a = link_fd(c, cfd, &to, !old[0]);
+		a = link_fd(c, who, cfd, &to, !old[0]);
 		place_close(&to);
 		return a;
 	}
@@ -2126,6 +2486,13 @@ static struct answer do_truncate(struct call *c, uint64_t addr, uint64_t length)
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	w = open(self, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (w < 0 && errno == EWOULDBLOCK) {
+		off_t to = (off_t)length;
+
+		/* a lease of the command's on the file: truncate(2) waits for
+		 * it, in a waiter (below), not in the broker */
+		return open_waiting(c, fd, O_WRONLY | O_NOCTTY, false, &to);
+	}
 	a = result(w < 0 ? -errno : ftruncate(w, (off_t)length) < 0 ? -errno : 0);
 	if (w >= 0)
 		close(w);
@@ -2167,21 +2534,48 @@ static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t si
 	return r;
 }
 
-/* The command's descriptor CFD (a socket to bind, a file to chmod), as a
- * descriptor of the broker's, or -errno. */
-static int command_fd(const struct call *c, int cfd)
+/*
+ * The descriptor CFD in the table of the command's task WHO (the calling
+ * thread, or its thread group's leader: whose table /proc/self/fd shows),
+ * as a descriptor of the broker's (a socket to bind, a file to chmod), or
+ * -errno.  A thread made without CLONE_FILES, or after unshare(CLONE_FILES),
+ * has a table of its own, where the same number names another file than
+ * in its leader's: a thread's is taken through a pidfd of the thread
+ * (PIDFD_THREAD, Linux 6.9); before, through the leader's, and only if it
+ * is the file the thread's own table holds (-ENOSYS if not: the call is
+ * not served).
+ */
+static int command_fd_of(const struct call *c, pid_t who, int cfd)
 {
 	pid_t tgid = tgid_of((pid_t)c->req->pid);
 	int pidfd, fd;
 
-	if (tgid <= 0)
+	if (tgid <= 0 || who <= 0)
 		return -ESRCH;
-	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, who, who == tgid ? 0 : PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL && who != tgid)
+		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (pidfd < 0)
 		return -errno;
 	fd = (int)syscall(SYS_pidfd_getfd, pidfd, cfd, 0);
 	fd = fd < 0 ? -errno : fd;
 	close(pidfd);
+	if (fd >= 0 && who != tgid) {
+		char link[64];
+		struct stat mine, theirs;
+
+		/* (the thread's own file, whichever pidfd took it) */
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)who, cfd);
+		if (stat(link, &theirs) < 0) {
+			close(fd);
+			return errno == ENOENT ? -EBADF : -ENOSYS;
+		}
+		if (fstat(fd, &mine) < 0 || mine.st_dev != theirs.st_dev ||
+		    mine.st_ino != theirs.st_ino) {
+			close(fd);
+			return -ENOSYS;
+		}
+	}
 	/* the thread id may have gone to another process in between */
 	if (fd >= 0 && !still_valid(c)) {
 		close(fd);
@@ -2190,35 +2584,49 @@ static int command_fd(const struct call *c, int cfd)
 	return fd;
 }
 
-/* PATH as the caller's own descriptor link (/proc/self/fd/N, its
- * thread-self or its pid's): N, -ENOENT if it is none, or -EPERM for
- * another process's. */
-static int own_fd_link(const struct call *c, const char *path)
+/* The calling thread's descriptor CFD (an argument of its call). */
+static int command_fd(const struct call *c, int cfd)
 {
-	const char *who, *rest;
+	return command_fd_of(c, (pid_t)c->req->pid, cfd);
+}
+
+/* PATH as the caller's own descriptor link (/proc/self/fd/N, its
+ * thread-self or its pid's or thread id's): N, with *WHO the task whose
+ * table the kernel reads it in (/proc/self and /proc/TGID: the thread
+ * group leader's; /proc/thread-self and /proc/TID: the thread's own), or
+ * -ENOENT if it is none, or -EPERM for another process's. */
+static int own_fd_link(const struct call *c, const char *path, pid_t *who)
+{
+	pid_t tid = (pid_t)c->req->pid, tgid = tgid_of(tid);
+	const char *at, *rest;
 	char *end;
 	long pid = 0, n;
 
 	if (strncmp(path, "/proc/", 6) != 0)
 		return -ENOENT;
-	who = path + 6;
-	if (strncmp(who, "self/", 5) == 0)
-		rest = who + 5;
-	else if (strncmp(who, "thread-self/", 12) == 0)
-		rest = who + 12;
-	else {
-		pid = strtol(who, &end, 10);
-		if (end == who || *end != '/' || pid <= 0)
+	at = path + 6;
+	if (strncmp(at, "self/", 5) == 0) {
+		rest = at + 5;
+		pid = tgid;
+	} else if (strncmp(at, "thread-self/", 12) == 0) {
+		rest = at + 12;
+		pid = tid;
+	} else {
+		pid = strtol(at, &end, 10);
+		if (end == at || *end != '/' || pid <= 0)
 			return -ENOENT;
 		rest = end + 1;
+		if (pid != (long)tgid && pid != (long)tid)
+			pid = -1;
 	}
 	if (strncmp(rest, "fd/", 3) != 0 || !rest[3])
 		return -ENOENT;
 	n = strtol(rest + 3, &end, 10);
 	if (*end || n < 0 || n > INT_MAX)
 		return -ENOENT;
-	if (pid && pid != (long)tgid_of((pid_t)c->req->pid) && pid != (long)c->req->pid)
+	if (pid <= 0 || tgid <= 0)
 		return -EPERM;
+	*who = (pid_t)pid;
 	return (int)n;
 }
 
@@ -2230,6 +2638,7 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 {
 	char path[PATH_MAX];
 	int base, fd, r;
+	pid_t who;
 
 	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
 		return r;
@@ -2240,8 +2649,8 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 		return -ENOENT;
 	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
 	 * descriptor, then chmod of its /proc/self/fd link */
-	if ((r = own_fd_link(c, path)) != -ENOENT)
-		return r >= 0 ? command_fd(c, r) : r;
+	if ((r = own_fd_link(c, path, &who)) != -ENOENT)
+		return r >= 0 ? command_fd_of(c, who, r) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -2425,7 +2834,7 @@ static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint6
 	    memcmp(a16, lr_egress_loopback, sizeof(a16)) != 0)
 		return cont(); /* not the proxy: Landlock refuses its port */
 	if ((sock = command_fd(c, sockfd)) < 0)
-		return fail(sock == -ESRCH ? ESRCH : EBADF);
+		return sock == -ENOSYS ? cont() : fail(sock == -ESRCH ? ESRCH : EBADF);
 	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
 		close(sock);
 		return cont(); /* not a TCP socket's: the kernel's answer */
@@ -2471,7 +2880,7 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 	}
 	if ((sock = command_fd(c, sockfd)) < 0) {
 		place_close(&p);
-		return fail(sock == -ESRCH ? ESRCH : EBADF);
+		return sock == -ENOSYS ? cont() : fail(sock == -ESRCH ? ESRCH : EBADF);
 	}
 	/* the name is made in P's directory: bind from there, by its last
 	 * component (which fits, being part of the command's address) */
@@ -2805,14 +3214,17 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 		_exit(LR_EXIT_FAILURE);
 	}
 	for (;;) {
-		struct pollfd p[3] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 },
-				       { waiters_wake[0], POLLIN, 0 } };
+		struct pollfd p[4] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 },
+				       { waiters_wake[0], POLLIN, 0 }, { b->opener, POLLIN, 0 } };
 		struct call c = { b, &req, -1 };
 		struct signalfd_siginfo si;
 
 		if (waiters_busy)
 			waiters_tend(b);
-		if (poll(p, 3, waiters_busy ? WAITER_TICK_MS : -1) < 0) {
+		if (openings_busy)
+			openings_tend(b);
+		p[3].fd = b->opener;
+		if (poll(p, 4, waiters_busy || openings_busy ? WAITER_TICK_MS : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			if (child)
@@ -2827,6 +3239,9 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 			while (read(waiters_wake[0], drain, sizeof(drain)) > 0)
 				;
 		}
+		/* an open that waited in the opener, done (or the opener gone) */
+		if (p[3].fd >= 0 && p[3].revents)
+			opener_readable(b);
 		if (p[1].revents & POLLIN) {
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				pass_signal(b, child, &si);

@@ -19,6 +19,8 @@
 #             .git/config; each with the line that names the flag
 #   #!:       a secret that begins with #! is not run (the kernel would show
 #             its first line)
+#   threads:  a thread with its own descriptor table and working directory
+#             is served on what they name, not its leader's
 #   races:    a second thread rewriting the path between an ordinary file and
 #             .env (reads), an ordinary name and .claude (mkdir)
 #   after:    a plain git status in the project and in its subdirectories
@@ -343,7 +345,7 @@ t_fifo() {
 	# the reader waits in its open while the mark is made; then the
 	# writer, from outside, once the mark is there
 	rm -f "$P/mark"
-	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" -- "$TRY" fifo-wait ff mark) \
+	(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" --ro /proc/self -- "$TRY" fifo-wait ff mark) \
 		>"$W/fifo-out" 2>"$W/fifo-err" &
 	local pid=$! i
 	for i in $(seq 200); do [ -e "$P/mark" ] && break; sleep 0.05; done
@@ -362,6 +364,124 @@ t_fifo() {
 	assert "${D[5]}" test "$RC" = 0
 	lr --timeout 1 -- "$TRY" fifo ff r
 	assert "${D[6]}" test "$RC" = 124
+}
+
+# FIFOs outside the brokered grants, where every open is the broker's (a
+# secret is carved) and the opener opens them in the command's domain: an
+# open that waits for the other end waits in a thread of the opener's, and
+# the broker serves the command's other calls meanwhile
+t_fifo_outside() {
+	local D=("works: outside the brokered grants, a blocking read open waits for its writer while another thread's create is served"
+		 "works: outside the brokered grants, a blocking write open waits for its reader while another thread's create is served"
+		 "works: outside the brokered grants, O_WRONLY|O_NONBLOCK with no reader is ENXIO, O_RDONLY|O_NONBLOCK opens"
+		 "works: a write open that waits outside, its thread killed, leaves no writer behind")
+	needs_broker "${D[@]}" || return
+	project
+	local F=$W/pipe/of pid i how out
+	rm -rf "$W/pipe" && mkdir -p "$W/pipe" && mkfifo "$F" && chmod 755 "$W/pipe" &&
+		chmod 666 "$F" || exit 1
+	for how in r w; do
+		rm -f "$P/mark"
+		(cd "$P" && exec "$LANDRUN" "${SYS[@]}" --rwx "$P" --rw "$F" --ro /proc/self -- \
+			"$TRY" fifo-wait "$F" mark $how) >"$W/fifo-out" 2>"$W/fifo-err" &
+		pid=$!
+		# the mark is made while the first open waits; then its other end
+		for i in $(seq 200); do [ -e "$P/mark" ] && break; sleep 0.05; done
+		out=
+		if [ -e "$P/mark" ] && [ $how = r ]; then
+			timeout 10 sh -c 'echo hello >"$1"' sh "$F"
+		elif [ -e "$P/mark" ]; then
+			out=$(timeout 10 cat "$F")
+		fi
+		wait "$pid"
+		local rc=$?
+		if [ $how = r ]; then
+			assert "${D[0]} ($rc)" eval '[ "$rc" = 0 ] && grep -qx hello "$W/fifo-out"'
+		else
+			assert "${D[1]} ($rc)" eval '[ "$rc" = 0 ] && [ "$out" = fifo ]'
+		fi
+	done
+	local rcs=""
+	lr --rw "$F" -- "$TRY" fifo "$F" wn; rcs="$rcs$RC "
+	lr --rw "$F" -- "$TRY" fifo "$F" rn; rcs="$rcs$RC"
+	assert "${D[2]} ($rcs)" test "$rcs" = "6 0"
+	# (a writer left behind would let the last open through at once)
+	lr --rw "$F" -- sh -c '"$1" -k 1 1 "$2" fifo "$3" w; [ $? = 124 ] || exit 1
+		"$1" 1 "$2" fifo "$3" r; [ $? = 124 ]' sh "$(command -v timeout)" "$TRY" "$F"
+	assert "${D[3]}" test "$RC" = 0
+}
+
+# a lease the command holds on its own file makes another's open of it wait
+# until given up: in the project (the broker's own open) and outside the
+# brokered grants (the opener's), the open waits in a thread, not in the
+# broker, which serves another thread's create meanwhile (lr-try lease:
+# 105 if that create waited, 104 if the open did not wait, 103 no lease)
+t_lease() {
+	local D=("works: a write open of a leased file in the project waits for the lease while another thread's create is served"
+		 "works: a write open of a leased file outside the brokered grants waits for the lease while another thread's create is served"
+		 "works: truncate(2) of a leased file in the project waits for the lease (was EAGAIN) while another thread's create is served")
+	needs_broker "${D[@]}" || return
+	project
+	lr --ro /proc/self -- "$TRY" lease leased mark
+	if [ "$RC" = 103 ]; then
+		skip "${D[0]}" "no lease could be taken (fs.leases-enable 0?)"
+		skip "${D[1]}" "no lease could be taken (fs.leases-enable 0?)"
+		skip "${D[2]}" "no lease could be taken (fs.leases-enable 0?)"
+		return
+	fi
+	assert "${D[0]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark" ]'
+	: >"$W/leased" || exit 1
+	lr --ro /proc/self --rw "$W/leased" -- "$TRY" lease "$W/leased" mark2
+	assert "${D[1]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark2" ]'
+	echo data >"$P/leased"
+	lr --ro /proc/self -- "$TRY" lease leased mark3 t
+	assert "${D[2]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark3" ] && [ ! -s "$P/leased" ]'
+}
+
+# a thread with a descriptor table and a working directory of its own
+# (clone without CLONE_FILES, CLONE_FS), where descriptor 50 names another
+# directory than in its leader's: what it makes is judged, and made, where
+# its own table and directory say, never its leader's
+t_threads() {
+	local D=("refused: a thread's mkdirat in .git by its own descriptor, which names the root in its leader's table"
+		 "works: a thread's mkdirat at the root by its own descriptor, which names .git in its leader's table"
+		 "refused: a thread's create in .git by its own descriptor, the root in its leader's table"
+		 "works: a thread's create at the root by its own descriptor, .git in its leader's table"
+		 "refused: a thread's mkdir in its own working directory, .git (its leader's: the root)"
+		 "works: a thread's mkdir in its own working directory, the root (its leader's: .git)"
+		 "works: a thread's unnamed file linked by its own descriptor (AT_EMPTY_PATH, /proc/thread-self/fd), a directory in its leader's table"
+		 "works: /proc/self/fd from that thread is its leader's table, as for the kernel (a directory: EPERM)"
+		 "refused: a thread's unnamed file linked into .git by its own descriptor")
+	needs_broker "${D[@]}" || return
+	project
+	local how i=0
+	for how in mkdir create cwd; do
+		lr -- "$TRY" thread-fd "$how" . .git "in-git-$how"
+		assert "${D[i]}" eval '[ "$RC" = 13 ] && gone ".git/in-git-$how" && gone "in-git-$how" &&
+			err_has "$P/.git/in-git-$how"'
+		lr -- "$TRY" thread-fd "$how" .git . "at-root-$how"
+		assert "${D[i+1]}" eval '[ "$RC" = 0 ] && [ -e "$P/at-root-$how" ] &&
+			gone ".git/at-root-$how"'
+		i=$((i + 2))
+	done
+	local rcs="" kv
+	kv=$(uname -r)
+	lr -- "$TRY" thread-fd link-empty src . linked-empty; rcs="$rcs$RC "
+	lr -- "$TRY" thread-fd link-thread src . linked-thread; rcs="$rcs$RC"
+	# (before Linux 6.9, whose pidfds name threads, the broker reaches a
+	# thread's descriptors through its leader's only: where they differ it
+	# does not serve the call, and Landlock makes no name here)
+	if [ "${kv%%.*}" -gt 6 ] || { [ "${kv%%.*}" = 6 ] && kv=${kv#*.} && [ "${kv%%[!0-9]*}" -ge 9 ]; }; then
+		assert "${D[6]} ($rcs)" eval '[ "$rcs" = "0 0" ] && [ -f "$P/linked-empty" ] &&
+			[ -f "$P/linked-thread" ]'
+	else
+		assert "${D[6]}: before Linux 6.9, not served ($rcs)" eval '[ "${rcs% *}" != 0 ] &&
+			[ "${rcs#* }" != 0 ] && gone linked-empty && gone linked-thread'
+	fi
+	lr -- "$TRY" thread-fd link-self src . linked-self
+	assert "${D[7]} ($RC)" eval '[ "$RC" = 1 ] && gone linked-self'
+	lr -- "$TRY" thread-fd link-thread . . .git/linked
+	assert "${D[8]}" eval '[ "$RC" = 13 ] && gone .git/linked'
 }
 
 # what an agent can try beyond paths: an O_PATH descriptor (whose open
@@ -391,6 +511,9 @@ t_works
 t_refused
 t_tmpfile
 t_fifo
+t_fifo_outside
+t_lease
+t_threads
 t_descriptors
 t_shebang
 t_races

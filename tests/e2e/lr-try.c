@@ -22,7 +22,8 @@
  * The broker's cases: tmpfile DIR NAME [empty] (O_TMPFILE, then linkat),
  * linkfd PATH NAME (an O_PATH descriptor linked), opath-read PATH (read
  * through the /proc/self/fd link of an O_PATH descriptor), mkfifo PATH, fifo PATH
- * r|w|rw|rn|wn, fifo-wait FIFO MARK (see each below); ping MODE (the
+ * r|w|rw|rn|wn, fifo-wait FIFO MARK [w], lease FILE MARK [t], thread-fd HOW LEADER THREAD NAME (see
+ * each below); ping MODE (the
  * broker's witness call, broker.h).
  *
  * Linked statically: inside a sandbox it needs nothing but its own file.
@@ -42,10 +43,13 @@
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <linux/types.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #define USAGE_ERROR 100
@@ -414,6 +418,83 @@ static int op_linkfd(const char *path, const char *name)
 	return r;
 }
 
+/*
+ * thread-fd HOW LEADER THREAD NAME: a thread with a descriptor table of its
+ * own (clone without CLONE_FILES), where descriptor 50 is not what it is in
+ * its leader's: LEADER there (a directory), THREAD in the thread's; then the
+ * thread's call, whose result is the exit status:
+ *   mkdir, create: mkdirat(50, NAME), openat(50, NAME, O_CREAT);
+ *   cwd: no descriptor, but a working directory of its own too (no
+ *     CLONE_FS): chdir(THREAD), then mkdirat(AT_FDCWD, NAME);
+ *   link-empty, link-thread, link-self: 50 in the thread is an unnamed file
+ *     made in THREAD (O_TMPFILE), linked to NAME (from the working
+ *     directory) by AT_EMPTY_PATH, by /proc/thread-self/fd/50, or by
+ *     /proc/self/fd/50 (the leader's table: a directory, EPERM).
+ * The thread makes only raw calls (it shares the leader's TLS, errno too,
+ * while the leader only waits).
+ */
+struct thread_fd {
+	const char *how, *dir, *name;
+	int err;
+	int done;
+};
+
+static int thread_fd_main(void *arg)
+{
+	struct thread_fd *t = arg;
+	bool linking = !strncmp(t->how, "link-", 5);
+	long r;
+
+	if (!strcmp(t->how, "cwd")) {
+		r = syscall(SYS_chdir, t->dir);
+		if (r == 0)
+			r = syscall(SYS_mkdirat, AT_FDCWD, t->name, 0755);
+	} else {
+		r = syscall(SYS_close, 50);
+		r = syscall(SYS_openat, AT_FDCWD, t->dir,
+			    linking ? O_TMPFILE | O_RDWR : O_PATH | O_DIRECTORY, 0644);
+		if (r >= 0 && r != 50)
+			r = syscall(SYS_dup3, (int)r, 50, 0);
+		if (r >= 0 && !strcmp(t->how, "mkdir"))
+			r = syscall(SYS_mkdirat, 50, t->name, 0755);
+		else if (r >= 0 && !strcmp(t->how, "create"))
+			r = syscall(SYS_openat, 50, t->name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		else if (r >= 0 && !strcmp(t->how, "link-empty"))
+			r = syscall(SYS_linkat, 50, "", AT_FDCWD, t->name, AT_EMPTY_PATH);
+		else if (r >= 0 && !strcmp(t->how, "link-thread"))
+			r = syscall(SYS_linkat, AT_FDCWD, "/proc/thread-self/fd/50", AT_FDCWD,
+				    t->name, AT_SYMLINK_FOLLOW);
+		else if (r >= 0 && !strcmp(t->how, "link-self"))
+			r = syscall(SYS_linkat, AT_FDCWD, "/proc/self/fd/50", AT_FDCWD, t->name,
+				    AT_SYMLINK_FOLLOW);
+		else if (r >= 0)
+			r = -1, errno = USAGE_ERROR;
+	}
+	t->err = r < 0 ? (errno ? errno : 255) : 0;
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static int thread_fd(const char *how, const char *leader, const char *dir, const char *name)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+	struct thread_fd t = { how, dir, name, 0, 0 };
+	int flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, fd;
+
+	if (strcmp(how, "cwd") != 0)
+		flags |= CLONE_FS;
+	fd = open(leader, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, 50) < 0)
+		return errno;
+	close(fd);
+	if (clone(thread_fd_main, stack + sizeof(stack), flags, &t) < 0)
+		return errno;
+	for (int i = 0; i < 10000 && !__atomic_load_n(&t.done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	return __atomic_load_n(&t.done, __ATOMIC_ACQUIRE) ? t.err : 110;
+}
+
 /* opath-read PATH: PATH opened O_PATH (which Landlock does not check), then
  * read through its /proc/self/fd link (to its end). */
 static int op_opath_read(const char *path)
@@ -456,25 +537,28 @@ static int op_fifo(const char *path, const char *how)
 }
 
 /*
- * fifo-wait FIFO MARK: a second thread opens FIFO to read (which waits for
- * a writer); once it is in that call, MARK is made (an open the broker
- * serves: it must not wait for the first); then what the FIFO gives, to its
- * end, is printed.  0 if all worked.
+ * fifo-wait FIFO MARK [w]: a second thread opens FIFO to read (which waits
+ * for a writer), or with w to write (for a reader); once it is seen in that
+ * call (/proc/self/task/TID/syscall: 102 if that cannot be read while it
+ * waits), MARK is made (an open the broker serves: it must not wait for
+ * the first); then what the FIFO gives, to its end, is printed (or
+ * "fifo\n" written).  0 if all worked.
  */
 static const char *fifo_path;
-static int fifo_fd = -1, fifo_err;
-static volatile int fifo_tid;
+static int fifo_fd = -1, fifo_err, fifo_flags = O_RDONLY;
+static volatile int fifo_tid, fifo_done;
 
-static void *fifo_reader(void *arg)
+static void *fifo_opener(void *arg)
 {
 	(void)arg;
 	fifo_tid = (int)syscall(SYS_gettid);
-	fifo_fd = open(fifo_path, O_RDONLY | O_CLOEXEC);
+	fifo_fd = open(fifo_path, fifo_flags | O_CLOEXEC);
 	fifo_err = fifo_fd < 0 ? errno : 0;
+	__atomic_store_n(&fifo_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static int fifo_wait(const char *fifo, const char *mark)
+static int fifo_wait(const char *fifo, const char *mark, const char *how)
 {
 	char path[64], line[64] = { 0 }, buf[256];
 	pthread_t t;
@@ -482,17 +566,22 @@ static int fifo_wait(const char *fifo, const char *mark)
 	int fd, r;
 
 	fifo_path = fifo;
-	if (pthread_create(&t, NULL, fifo_reader, NULL) != 0)
+	if (how && !strcmp(how, "w"))
+		fifo_flags = O_WRONLY;
+	if (pthread_create(&t, NULL, fifo_opener, NULL) != 0)
 		return USAGE_ERROR;
-	/* until the reader is in its open (the syscall's number, first) */
+	/* until the opener is in its open (the syscall's number, first) */
 	for (;;) {
 		FILE *f;
 
 		if (!fifo_tid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", fifo_tid);
-		if (!(f = fopen(path, "re")))
+		f = fopen(path, "re");
+		if (!f && __atomic_load_n(&fifo_done, __ATOMIC_ACQUIRE))
 			break; /* done already */
+		if (!f)
+			return 102;
 		r = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
 		if (r && atol(line) == SYS_openat)
@@ -505,10 +594,100 @@ static int fifo_wait(const char *fifo, const char *mark)
 	pthread_join(t, NULL);
 	if (fifo_err)
 		return fifo_err;
+	if (fifo_flags == O_WRONLY)
+		return write(fifo_fd, "fifo\n", 5) == 5 ? 0 : errno;
 	while ((n = read(fifo_fd, buf, sizeof(buf))) > 0)
 		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
 			return EIO;
 	return 0;
+}
+
+/*
+ * lease FILE MARK [t]: FILE made, opened to read and leased (F_RDLCK, SIGIO
+ * ignored); a second thread opens it to write (with t: truncates it), which
+ * waits for the lease to be given up; once it is seen in that call (102 if that cannot be seen),
+ * MARK is made (which must not wait for the first: 105 if it took 5 s),
+ * then the lease is given up and the second open must end well (104 if it
+ * ended before).  103: no lease could be taken.
+ */
+static const char *lease_path;
+static int lease_err;
+static volatile int lease_tid, lease_done, lease_truncate;
+
+static void *lease_writer(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	lease_tid = (int)syscall(SYS_gettid);
+	if (lease_truncate) {
+		lease_err = truncate(lease_path, 0) < 0 ? errno : 0;
+		__atomic_store_n(&lease_done, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	fd = open(lease_path, O_WRONLY | O_CLOEXEC);
+	lease_err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	__atomic_store_n(&lease_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int op_lease(const char *file, const char *mark, const char *how)
+{
+	char path[64], line[64];
+	struct timespec t0, t1;
+	pthread_t t;
+	int fd, m, r;
+
+	signal(SIGIO, SIG_IGN);
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) < 0)
+		return 103;
+	lease_path = file;
+	lease_truncate = how && !strcmp(how, "t");
+	if (pthread_create(&t, NULL, lease_writer, NULL) != 0)
+		return USAGE_ERROR;
+	for (;;) {
+		FILE *f;
+
+		if (__atomic_load_n(&lease_done, __ATOMIC_ACQUIRE)) {
+			pthread_join(t, NULL);
+			return lease_err ? lease_err : 104;
+		}
+		if (!lease_tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", lease_tid);
+		if (!(f = fopen(path, "re")) && __atomic_load_n(&lease_done, __ATOMIC_ACQUIRE))
+			continue; /* done meanwhile: above */
+		if (!f)
+			return 102;
+		r = fgets(line, sizeof(line), f) != NULL;
+		fclose(f);
+		if (r && atol(line) == (lease_truncate ? SYS_truncate : SYS_openat))
+			break;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	m = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (m < 0)
+		return errno;
+	close(m);
+	if (t1.tv_sec - t0.tv_sec >= 5)
+		return 105;
+	if (__atomic_load_n(&lease_done, __ATOMIC_ACQUIRE))
+		return 104;
+	if (fcntl(fd, F_SETLEASE, F_UNLCK) < 0)
+		return errno;
+	pthread_join(t, NULL);
+	close(fd);
+	return lease_err;
 }
 
 int main(int argc, char **argv)
@@ -587,7 +766,11 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "fifo"))
 		return op_fifo(a, b);
 	if (!strcmp(op, "fifo-wait"))
-		return fifo_wait(a, b);
+		return fifo_wait(a, b, argc > 4 ? argv[4] : NULL);
+	if (!strcmp(op, "lease") && b)
+		return op_lease(a, b, argc > 4 ? argv[4] : NULL);
+	if (!strcmp(op, "thread-fd") && argc > 5)
+		return thread_fd(a, b, argv[4], argv[5]);
 	if (!strcmp(op, "link"))
 		return result(link(a, b));
 	if (!strcmp(op, "symlink"))
@@ -599,8 +782,9 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: lr-try read|write|create|list|mkdir|unlink|truncate|ftruncate PATH\n"
 			"       lr-try rename|link|symlink A B | linkfd PATH NAME\n"
-			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK\n"
-			"       lr-try tmpfile DIR NAME [empty]\n"
+			"       lr-try mkfifo PATH | fifo PATH r|w|rw|rn|wn | fifo-wait FIFO MARK [w]\n"
+			"       lr-try tmpfile DIR NAME [empty] | lease FILE MARK [t]\n"
+			"       lr-try thread-fd mkdir|create|cwd|link-empty|link-thread|link-self LEADER THREAD NAME\n"
 			"       lr-try race-read|race-mkdir A B ROUNDS | mkdirp-race DIR ROUNDS\n"
 			"       lr-try exec FILE [ARGS...] | readfd N | exit N | kill N | env | caps | ids | pid | abi\n"
 			"       lr-try chmod|fchmod|fchmodat2|mkfile PATH OCTAL\n"
