@@ -260,11 +260,78 @@ static void set_raw(struct lr_supervisor *sv, bool raw)
 		sv->raw = raw;
 }
 
+/* lr_supervise_start's child: the command's side of the fork.  0, or it
+ * exits. */
+static pid_t child_side(struct lr_supervisor *sv, pid_t parent, const int *pair, int slave,
+			bool foreground)
+{
+	sv->child = 0;
+	/* the command does not outlive its supervisor */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(LR_EXIT_FAILURE);
+	/* a group of its own: the supervisor signals it, and only it
+	 * gets the terminal's signals (^C once, not twice); with a pty, a
+	 * session of its own, on it */
+	if (sv->master >= 0) {
+		close(sv->master);
+		sv->master = -1;
+		if (sv->term_fd >= 0 && sv->term_fd != sv->term)
+			close(sv->term_fd);
+		sv->term_fd = -1;
+		if (!take_pty(slave)) {
+			dprintf(STDERR_FILENO, "landrun: --pty: cannot take the new "
+					       "pseudo-terminal: %s\n", strerror(errno));
+			_exit(LR_EXIT_FAILURE);
+		}
+	} else if (setpgid(0, 0) == 0 && foreground) {
+		tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
+	}
+	if (sv->handshake) {
+		close(pair[0]);
+		sv->sock = pair[1]; /* the mask comes back in lr_supervise_ready */
+	} else if (sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL) < 0) {
+		_exit(LR_EXIT_FAILURE);
+	}
+	return 0;
+}
+
+/* lr_supervise_start's parent, after the fork: the supervisor's side.  The
+ * child's pid, or -errno with ERR (the child abandoned). */
+static pid_t parent_side(struct lr_supervisor *sv, pid_t pid, const int *pair, int slave,
+			 char *err, size_t errlen)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	int e;
+
+	sv->child = pid;
+	if (slave >= 0)
+		close(slave);
+	set_raw(sv, true);
+	if (sv->handshake) {
+		close(pair[1]);
+		sv->sock = pair[0];
+	}
+	/* the child does it too, whichever comes first (with a pty it makes a
+	 * session of its own, which it may not as a group's leader already) */
+	if (sv->master < 0)
+		setpgid(pid, pid);
+	/* a caller's SIG_IGN would reap the command without its status, a
+	 * closed stderr must not kill the supervisor, nor a file-size or CPU
+	 * soft limit (a write past the first fails with EFBIG instead) */
+	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0 ||
+	    sigaction(SIGXFSZ, &ign, NULL) < 0 || sigaction(SIGXCPU, &ign, NULL) < 0) {
+		e = errno;
+		lr_supervise_abandon(sv);
+		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
+		return -e;
+	}
+	return pid;
+}
+
 pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 {
 	pid_t self = getpid(), pid;
 	bool foreground;
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
 	sigset_t block;
 	int pair[2] = { -1, -1 }, slave = -1, e;
 
@@ -305,59 +372,9 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 		snprintf(err, errlen, "supervisor: cannot fork: %s", strerror(e));
 		return -e;
 	}
-	if (pid == 0) {
-		sv->child = 0;
-		/* the command does not outlive its supervisor */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
-			_exit(LR_EXIT_FAILURE);
-		/* a group of its own: the supervisor signals it, and only it
-		 * gets the terminal's signals (^C once, not twice); with a pty, a
-		 * session of its own, on it */
-		if (sv->master >= 0) {
-			close(sv->master);
-			sv->master = -1;
-			if (sv->term_fd >= 0 && sv->term_fd != sv->term)
-				close(sv->term_fd);
-			sv->term_fd = -1;
-			if (!take_pty(slave)) {
-				dprintf(STDERR_FILENO, "landrun: --pty: cannot take the new "
-						       "pseudo-terminal: %s\n", strerror(errno));
-				_exit(LR_EXIT_FAILURE);
-			}
-		} else if (setpgid(0, 0) == 0 && foreground) {
-			tcsetpgrp(STDIN_FILENO, getpid()); /* SIGTTOU is still blocked */
-		}
-		if (sv->handshake) {
-			close(pair[0]);
-			sv->sock = pair[1]; /* the mask comes back in lr_supervise_ready */
-		} else if (sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL) < 0) {
-			_exit(LR_EXIT_FAILURE);
-		}
-		return 0;
-	}
-	sv->child = pid;
-	if (slave >= 0)
-		close(slave);
-	set_raw(sv, true);
-	if (sv->handshake) {
-		close(pair[1]);
-		sv->sock = pair[0];
-	}
-	/* the child does it too, whichever comes first (with a pty it makes a
-	 * session of its own, which it may not as a group's leader already) */
-	if (sv->master < 0)
-		setpgid(pid, pid);
-	/* a caller's SIG_IGN would reap the command without its status, a
-	 * closed stderr must not kill the supervisor, nor a file-size or CPU
-	 * soft limit (a write past the first fails with EFBIG instead) */
-	if (sigaction(SIGCHLD, &dfl, NULL) < 0 || sigaction(SIGPIPE, &ign, NULL) < 0 ||
-	    sigaction(SIGXFSZ, &ign, NULL) < 0 || sigaction(SIGXCPU, &ign, NULL) < 0) {
-		e = errno;
-		lr_supervise_abandon(sv);
-		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
-		return -e;
-	}
-	return pid;
+	if (pid == 0)
+		return child_side(sv, self, pair, slave, foreground);
+	return parent_side(sv, pid, pair, slave, err, errlen);
 }
 
 /* A witness of its own confinement failed: stop, unless the caller said
@@ -576,12 +593,50 @@ static int name_fds(const struct lr_buf *buf, const int *got, size_t n_got,
 	return 0;
 }
 
+/* The descriptors MSG carries, into FDS after the *GOT there already (up to
+ * N; the rest closed). */
+static void take_rights(struct msghdr *msg, int *fds, size_t *got, size_t n)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t count;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (*got < n)
+				fds[(*got)++] = fd;
+			else
+				close(fd);
+		}
+	}
+}
+
+/* The whole word in BUF: the descriptors named, and the record after the
+ * head into *RECORD.  1, or -errno. */
+static int word_end(const struct lr_buf *buf, const int *fds, size_t got,
+		    struct lr_supervise_fd *named, char **record)
+{
+	int r = name_fds(buf, fds, got, named);
+	size_t head;
+
+	if (r < 0)
+		return r;
+	head = (size_t)(buf->s[0] - '0') + 1;
+	if (buf->len > head && !(*record = strndup(buf->s + head, buf->len - head)))
+		return -ENOMEM;
+	return 1;
+}
+
 int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_supervise_fd *named,
 			size_t nfds)
 {
 	struct lr_buf buf = { 0 };
 	int fds[LR_SUPERVISE_MAX_FDS];
-	size_t got_fds = 0, len;
+	size_t got_fds = 0;
 	int r, sigfd = -1;
 
 	*record = NULL;
@@ -608,7 +663,6 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_super
 		struct iovec iov = { chunk, sizeof(chunk) };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
 				      .msg_controllen = sizeof(control.buf) };
-		struct cmsghdr *c;
 		ssize_t n;
 		char *end;
 
@@ -621,22 +675,7 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_super
 			r = -errno;
 			break;
 		}
-		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-			size_t count;
-
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-				continue;
-			count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t i = 0; i < count; i++) {
-				int got;
-
-				memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(got));
-				if (got_fds < nfds)
-					fds[got_fds++] = got;
-				else
-					close(got);
-			}
-		}
+		take_rights(&msg, fds, &got_fds, nfds);
 		if (n == 0) {
 			r = 0; /* the child ended first */
 			break;
@@ -647,27 +686,15 @@ int lr_supervise_accept(struct lr_supervisor *sv, char **record, struct lr_super
 			break;
 		}
 		if (end) {
-			r = name_fds(&buf, fds, got_fds, named);
-			if (r < 0)
-				break;
-			/* the record after the head */
-			len = (size_t)(buf.s[0] - '0') + 1;
-			if (buf.len > len)
-				*record = strndup(buf.s + len, buf.len - len);
-			free(buf.s);
-			if (sigfd >= 0)
-				close(sigfd);
-			if (buf.len > len && !*record) {
-				r = -ENOMEM;
-				goto closed;
-			}
-			return 1;
+			r = word_end(&buf, fds, got_fds, named, record);
+			break;
 		}
 	}
 	if (sigfd >= 0)
 		close(sigfd);
 	free(buf.s);
-closed:
+	if (r == 1)
+		return 1;
 	for (size_t i = 0; i < got_fds; i++)
 		close(fds[i]);
 	for (size_t i = 0; i < nfds; i++)
@@ -1223,6 +1250,61 @@ static unsigned end_tree(const struct lr_supervisor *sv, struct state *st, long 
 	return signal_tree(sv, SIGTERM, true, true);
 }
 
+/* One turn of the loop, at NOW: the tree is ended when the parent died
+ * (--die-with-parent), at the DEADLINE (--timeout), when the command has
+ * ended (what it left behind), or when a stop's grace is over. */
+static void advance(struct lr_supervisor *sv, struct state *st, struct lr_outcome *out,
+		    long long now, long long deadline)
+{
+	if (st->ending)
+		return;
+	/* SIG_PARENT_DIED only wakes the loop: the parent may have died
+	 * before the supervisor asked to be told, and anybody may send
+	 * that signal */
+	if (!out->ended && sv->die_with_parent && getppid() != sv->parent) {
+		out->why = LR_END_PARENT_DIED;
+		end_tree(sv, st, now);
+	} else if (!out->ended && deadline >= 0 && now >= deadline) {
+		out->why = LR_END_TIMEOUT;
+		end_tree(sv, st, now);
+	} else if (out->ended) {
+		/* the command ended: what it left behind goes too */
+		out->left_behind = end_tree(sv, st, now);
+	} else if (st->stop_end && now >= st->stop_end) {
+		/* a stop whose grace is over: SIGKILL, now */
+		st->ending = true;
+		st->grace_end = now;
+	}
+}
+
+/* SIG, which reached the supervisor: forwarded to the command's group (the
+ * tree, once it is being ended); SIGWINCH to the pty's size. */
+static void forward(struct lr_supervisor *sv, struct state *st, struct lr_outcome *out, int sig)
+{
+	if (sig == SIGCHLD || sig == SIG_PARENT_DIED)
+		return;
+	/* the pty's size follows the terminal's: the kernel tells the command */
+	if (sig == SIGWINCH && sv->master >= 0) {
+		pass_size(sv);
+		return;
+	}
+	if (st->ending) {
+		signal_tree(sv, sig, false, false);
+		return;
+	}
+	if (ends_run(sig) && out->why == LR_END_EXITED) {
+		out->why = LR_END_SIGNAL;
+		out->signal = sig;
+	}
+	/* a stop (docker stop, systemctl stop): the tree is killed
+	 * after the grace, before the caller's own SIGKILL would come
+	 * and leave no end record */
+	if (sig == SIGTERM && !st->stop_end)
+		st->stop_end = now_ms() + capped(sv->grace_ms);
+	if (kill(-sv->child, sig) < 0 && errno == ESRCH)
+		kill(sv->child, sig);
+}
+
 int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 {
 	long long deadline = -1;
@@ -1254,23 +1336,7 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 		if (r < 0 || (r == 0 && out->ended))
 			break;
 		now = now_ms();
-		/* SIG_PARENT_DIED only wakes the loop: the parent may have died
-		 * before the supervisor asked to be told, and anybody may send
-		 * that signal */
-		if (!st.ending && !out->ended && sv->die_with_parent && getppid() != sv->parent) {
-			out->why = LR_END_PARENT_DIED;
-			end_tree(sv, &st, now);
-		} else if (!st.ending && !out->ended && deadline >= 0 && now >= deadline) {
-			out->why = LR_END_TIMEOUT;
-			end_tree(sv, &st, now);
-		} else if (!st.ending && out->ended) {
-			/* the command ended: what it left behind goes too */
-			out->left_behind = end_tree(sv, &st, now);
-		} else if (!st.ending && st.stop_end && now >= st.stop_end) {
-			/* a stop whose grace is over: SIGKILL, now */
-			st.ending = true;
-			st.grace_end = now;
-		}
+		advance(sv, &st, out, now, deadline);
 		if (st.ending && now >= st.grace_end) {
 			r = kill_tree(sv, out);
 			break;
@@ -1290,28 +1356,7 @@ int lr_supervise_wait(struct lr_supervisor *sv, struct lr_outcome *out)
 			r = -errno;
 			break;
 		}
-		if (sig == SIGCHLD || sig == SIG_PARENT_DIED)
-			continue;
-		/* the pty's size follows the terminal's: the kernel tells the command */
-		if (sig == SIGWINCH && sv->master >= 0) {
-			pass_size(sv);
-			continue;
-		}
-		if (st.ending) {
-			signal_tree(sv, sig, false, false);
-			continue;
-		}
-		if (ends_run(sig) && out->why == LR_END_EXITED) {
-			out->why = LR_END_SIGNAL;
-			out->signal = sig;
-		}
-		/* a stop (docker stop, systemctl stop): the tree is killed
-		 * after the grace, before the caller's own SIGKILL would come
-		 * and leave no end record */
-		if (sig == SIGTERM && !st.stop_end)
-			st.stop_end = now_ms() + capped(sv->grace_ms);
-		if (kill(-sv->child, sig) < 0 && errno == ESRCH)
-			kill(sv->child, sig);
+		forward(sv, &st, out, sig);
 	}
 	end_pty(sv);
 	if (sigfd >= 0)
