@@ -284,7 +284,7 @@ Test(dotenv, null_err_is_tolerated)
  * one and keeps its place: each key ends with its last value, in the order of
  * first appearance.
  */
-Test(dotenv, large_file_later_key_wins, .timeout = 60)
+Test(dotenv, large_file_later_key_wins)
 {
 	enum { KEYS = 16000, LINES = 3 * KEYS };
 	struct lr_buf in = { 0 };
@@ -341,7 +341,7 @@ Test(dotenv, large_file_later_key_wins, .timeout = 60)
 }
 
 /* The list the parser fills, on its own: set, add, get over many keys. */
-Test(kvlist, many_keys, .timeout = 60)
+Test(kvlist, many_keys)
 {
 	enum { KEYS = 50000 };
 	struct lr_kvlist kv = { 0 };

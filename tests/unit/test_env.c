@@ -251,7 +251,7 @@ static bool big_v_selected(int i)
 	return i % 3 == 0 || digits[0] == '1';
 }
 
-Test(env_build, large_inputs_keep_precedence_and_order, .timeout = 60)
+Test(env_build, large_inputs_keep_precedence_and_order)
 {
 	struct lr_policy p;
 	struct lr_kvlist file = { 0 };
@@ -383,7 +383,7 @@ static int cmp_strp(const void *a, const void *b)
  * (prefixes of each other, equal to names, repeated): every name is selected
  * exactly when the rules' plain definition says so, checked here the slow way.
  */
-Test(env_build, many_overlapping_rules_match_by_definition, .timeout = 60)
+Test(env_build, many_overlapping_rules_match_by_definition)
 {
 	enum { N_NAMES = 3000, N_RULES = 2000 };
 	struct lr_policy p;
