@@ -825,6 +825,104 @@ static void objs_free(struct elf_obj *objs, size_t n)
 	free(objs);
 }
 
+/* The objects of a DT_NEEDED closure, as it is loaded. */
+struct tree {
+	struct elf_obj *objs;
+	size_t nobjs;
+	struct lr_strlist names;	/* the names and sonames loaded */
+	struct lr_strlist reals;	/* the files loaded, symlinks resolved */
+};
+
+/* The executable PATH (whose parsed headers are MAIN, taken over) as T's
+ * first object; RTLD, its PT_INTERP, counted as loaded under its soname. */
+static int load_root(struct elf_ctx *c, struct tree *t, const char *path, struct elf_info *main,
+		     const char *rtld)
+{
+	struct elf_info ri = { 0 };
+	struct elf_obj *o;
+	char *real;
+	int ret;
+
+	o = lr_array_push(&t->objs, &t->nobjs, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->loader = LR_NO_LOADER;
+	o->info = *main;
+	memset(main, 0, sizeof(*main));
+	o->path = make_abs(path);
+	/* the executable's $ORIGIN comes from /proc/self/exe: symlinks resolved */
+	real = o->path ? realpath_or_dup(o->path) : NULL;
+	o->origin = real ? dir_of(real) : NULL;
+	if (!o->origin) {
+		free(real);
+		return -ENOMEM;
+	}
+	ret = lr_strlist_take(&t->reals, real);
+	if (ret < 0 || !rtld)
+		return ret;
+	ret = lr_strlist_take(&t->reals, realpath_or_dup(rtld));
+	if (ret < 0)
+		return ret;
+	if (load_info(c, rtld, &ri) == 0 && ri.soname)
+		ret = lr_strlist_add(&t->names, ri.soname);
+	info_free(&ri);
+	return ret;
+}
+
+/* NAME, needed by T's object WHO (of the executable PATH): resolved,
+ * granted, and (a file not loaded yet) read and queued as T's next object. */
+static int load_needed(struct elf_ctx *c, struct tree *t, const char *path, size_t who,
+		       const char *name)
+{
+	_cleanup_free_ char *found = NULL;
+	struct elf_info info = { 0 };
+	struct elf_obj *o;
+	char *real;
+	int ret;
+
+	if (is_vdso(name) || lr_strlist_contains(&t->names, name))
+		return 0;
+	ret = resolve(c, t->objs, who, name, &found);
+	if (ret < 0)
+		return ret;
+	if (!found)
+		return fail(c, -ENOENT, "%s: cannot find shared library %s",
+			    who == 0 ? path : t->objs[who].path, name);
+	ret = lr_strlist_add(&t->names, name);
+	if (ret < 0)
+		return ret;
+	real = realpath_or_dup(found);
+	if (!real)
+		return -ENOMEM;
+	if (lr_strlist_contains(&t->reals, real)) {
+		free(real);
+		return 0;
+	}
+	ret = lr_strlist_take(&t->reals, real);
+	ret = ret ?: add_path(c, found);
+	if (ret < 0)
+		return ret;
+	if (t->nobjs >= LR_ELF_MAX_OBJS)
+		return fail(c, -E2BIG, "%s: too many shared libraries", path);
+	ret = load_info(c, found, &info);
+	if (ret < 0)
+		return ret;
+	if (info.soname && !lr_strlist_contains(&t->names, info.soname))
+		ret = lr_strlist_add(&t->names, info.soname);
+	o = ret < 0 ? NULL : lr_array_push(&t->objs, &t->nobjs, sizeof(*o));
+	if (!o) {
+		info_free(&info);
+		return ret < 0 ? ret : -ENOMEM;
+	}
+	o->info = info;
+	o->loader = who;
+	o->path = found;
+	found = NULL;
+	/* a library's $ORIGIN is the directory it was found in */
+	o->origin = dir_of(o->path);
+	return o->origin ? 0 : -ENOMEM;
+}
+
 /*
  * Load the DT_NEEDED closure of the executable PATH (whose parsed headers are
  * MAIN, taken over), breadth-first like ld.so.  RTLD is its PT_INTERP, which
@@ -833,114 +931,16 @@ static void objs_free(struct elf_obj *objs, size_t n)
 static int load_tree(struct elf_ctx *c, const char *path, struct elf_info *main,
 		     const char *rtld)
 {
-	struct lr_strlist names = { 0 }, reals = { 0 };
-	struct elf_obj *objs = NULL;
-	size_t nobjs = 0;
-	struct elf_obj *o;
-	char *real = NULL, *found = NULL;
-	int ret = -ENOMEM;
+	struct tree t = { 0 };
+	int ret = load_root(c, &t, path, main, rtld);
 
-	o = lr_array_push(&objs, &nobjs, sizeof(*objs));
-	if (!o)
-		goto out;
-	o->loader = LR_NO_LOADER;
-	o->info = *main;
-	memset(main, 0, sizeof(*main));
-	o->path = make_abs(path);
-	/* the executable's $ORIGIN comes from /proc/self/exe: symlinks resolved */
-	real = o->path ? realpath_or_dup(o->path) : NULL;
-	o->origin = real ? dir_of(real) : NULL;
-	if (!o->origin)
-		goto out;
-	ret = lr_strlist_take(&reals, real);
-	real = NULL;
-	if (ret < 0)
-		goto out;
-	if (rtld) {
-		struct elf_info ri = { 0 };
-
-		ret = lr_strlist_take(&reals, realpath_or_dup(rtld));
-		if (ret < 0)
-			goto out;
-		if (load_info(c, rtld, &ri) == 0 && ri.soname)
-			ret = lr_strlist_add(&names, ri.soname);
-		info_free(&ri);
-		if (ret < 0)
-			goto out;
-	}
-
-	for (size_t i = 0; i < nobjs; i++) {
-		for (size_t j = 0; j < objs[i].info.needed.n; j++) {
-			const char *name = objs[i].info.needed.v[j];
-			struct elf_info info = { 0 };
-
-			if (is_vdso(name) || lr_strlist_contains(&names, name))
-				continue;
-			ret = resolve(c, objs, i, name, &found);
-			if (ret < 0)
-				goto out;
-			if (!found) {
-				ret = fail(c, -ENOENT, "%s: cannot find shared library %s",
-					   i == 0 ? path : objs[i].path, name);
-				goto out;
-			}
-			ret = lr_strlist_add(&names, name);
-			if (ret < 0)
-				goto out;
-			ret = -ENOMEM;
-			real = realpath_or_dup(found);
-			if (!real)
-				goto out;
-			if (lr_strlist_contains(&reals, real)) {
-				free(real);
-				free(found);
-				real = found = NULL;
-				continue;
-			}
-			ret = lr_strlist_take(&reals, real);
-			real = NULL;
-			if (ret < 0)
-				goto out;
-			ret = add_path(c, found);
-			if (ret < 0)
-				goto out;
-			if (nobjs >= LR_ELF_MAX_OBJS) {
-				ret = fail(c, -E2BIG, "%s: too many shared libraries", path);
-				goto out;
-			}
-			ret = load_info(c, found, &info);
-			if (ret < 0)
-				goto out;
-			if (info.soname && !lr_strlist_contains(&names, info.soname)) {
-				ret = lr_strlist_add(&names, info.soname);
-				if (ret < 0) {
-					info_free(&info);
-					goto out;
-				}
-			}
-			ret = -ENOMEM;
-			o = lr_array_push(&objs, &nobjs, sizeof(*objs));
-			if (!o) {
-				info_free(&info);
-				goto out;
-			}
-			o->info = info;
-			o->loader = i;
-			o->path = found;
-			found = NULL;
-			/* a library's $ORIGIN is the directory it was found in */
-			o->origin = dir_of(o->path);
-			if (!o->origin)
-				goto out;
-		}
-	}
-	ret = 0;
-out:
-	free(real);
-	free(found);
-	objs_free(objs, nobjs);
-	lr_strlist_free(&names);
-	lr_strlist_free(&reals);
+	/* T's objects grow as their needs are loaded: each is read in turn */
+	for (size_t i = 0; ret == 0 && i < t.nobjs; i++)
+		for (size_t j = 0; ret == 0 && j < t.objs[i].info.needed.n; j++)
+			ret = load_needed(c, &t, path, i, t.objs[i].info.needed.v[j]);
+	objs_free(t.objs, t.nobjs);
+	lr_strlist_free(&t.names);
+	lr_strlist_free(&t.reals);
 	return ret;
 }
 
