@@ -449,11 +449,6 @@ static void answer_on(int fd, SSL *tls, int status, const char *error, const cha
 	}
 }
 
-static void answer(int fd, int status, const char *error, const char *text)
-{
-	answer_on(fd, NULL, status, error, text);
-}
-
 /* Connect to ADDR:PORT, bounded in time.  The socket, or -errno. */
 static int connect_to(const uint8_t addr[16], uint16_t port)
 {
@@ -808,24 +803,235 @@ static void relay_response(SSL *from, SSL *to)
 	ERR_clear_error();
 }
 
+/* ---------------------------------------------------------------- decisions */
+
+/*
+ * What is made of a request, decided apart from the I/O that carries it
+ * out: an answer of the proxy's own (status 0: none, the request goes on)
+ * and the decision to record (d.verdict NULL: none yet).
+ */
+struct verdict {
+	int status;
+	const char *error;	/* the answer's RFC 9209 Proxy-Status error */
+	const char *text;	/* the answer's text */
+	struct decision d;
+	char detail[400];	/* what text and d.reason may point to */
+};
+
+/* A proxy request, parsed: what it asks for, and where it goes. */
+struct proxied {
+	struct lr_http_request req;
+	char host[256];		/* normalised */
+	uint8_t addr[16];	/* is_addr: the address it names */
+	bool is_addr;
+	const struct lr_http_site *site;	/* a CONNECT to an intercepted host */
+};
+
+/* V answers STATUS, ERROR and TEXT, and records VERDICT with REASON. */
+static void refuse(struct verdict *v, const char *verdict, int status, const char *error,
+		   const char *text, const char *reason)
+{
+	v->status = status;
+	v->error = error;
+	v->text = text;
+	v->d.verdict = verdict;
+	v->d.reason = reason;
+}
+
+/* A head that could not be read (LEN, -errno): what to answer, if anything;
+ * nothing is recorded. */
+static void judge_head(int len, struct verdict *v)
+{
+	*v = (struct verdict){ 0 };
+	if (len == -EMSGSIZE)
+		refuse(v, NULL, 400, "http_request_error", "request head larger than 16 KiB", NULL);
+	if (len == -ETIMEDOUT)
+		refuse(v, NULL, 408, "http_request_error", "no whole request head within 10 seconds",
+		       NULL);
+}
+
+/* The request in BUF (LEN bytes, its head whole), parsed into *P: refused
+ * unless --allow-domain lets it through as it is. */
+static void judge(const char *buf, size_t len, struct proxied *p, struct verdict *v)
+{
+	const struct lr_http_site *site;
+	const char *why;
+	bool v6;
+
+	*v = (struct verdict){ 0 };
+	p->site = NULL;
+	if (lr_http_parse(buf, len, &p->req, &why) < 0) {
+		refuse(v, "refused", 400, "http_request_error", why, why);
+		return;
+	}
+	v->d.request = p->req.method;
+	/* the host as the client wrote it is never echoed: it may hold anything */
+	if (lr_egress_norm_host(p->req.host, p->host, sizeof(p->host), &p->is_addr, p->addr) < 0) {
+		refuse(v, "refused", 400, "http_request_error", "not a host name or an IP address",
+		       "a host that is no name or address");
+		return;
+	}
+	v->d.host = p->host;
+	v->d.port = p->req.port;
+	v6 = strchr(p->host, ':');
+	if (p->is_addr && !lr_egress_addr_allowed(H.dests, H.n_dests, p->addr, p->req.port)) {
+		snprintf(v->detail, sizeof(v->detail), "%s%s%s:%u: an IP address; only the names in "
+			 "--allow-domain are allowed (or the address itself, given there)",
+			 v6 ? "[" : "", p->host, v6 ? "]" : "", p->req.port);
+		refuse(v, "refused", 403, "destination_ip_prohibited", v->detail,
+		       "an IP address not in --allow-domain");
+		return;
+	}
+	if (!p->is_addr && !lr_egress_name_allowed(H.dests, H.n_dests, p->host, p->req.port)) {
+		snprintf(v->detail, sizeof(v->detail), "%s:%u is not in --allow-domain", p->host,
+			 p->req.port);
+		refuse(v, "refused", 403, "http_request_denied", v->detail, "not in --allow-domain");
+		return;
+	}
+	site = p->is_addr ? NULL : lr_egress_site_find(H.sites, H.n_sites, p->host, p->req.port);
+	/* an intercepted host's requests are read inside its TLS, never sent
+	 * as plain http:// past its rules and its secret header */
+	if (site && p->req.kind == LR_HTTP_ABSOLUTE) {
+		snprintf(v->detail, sizeof(v->detail),
+			 "%s:%u is intercepted: https:// only (a CONNECT)", p->host, p->req.port);
+		refuse(v, "refused", 403, "http_request_denied", v->detail,
+		       "an intercepted host, as plain http://");
+		return;
+	}
+	p->site = site;
+}
+
+/* A name that resolved (R 0) to the addresses T, or did not (GAI says why):
+ * refused if none of them may be connected to. */
+static void judge_targets(const struct proxied *p, int r, const char *gai, const struct targets *t,
+			  struct verdict *v)
+{
+	if (r < 0) {
+		snprintf(v->detail, sizeof(v->detail), "cannot resolve %s: %s", p->host, gai);
+		refuse(v, "failed", 502, "dns_error", v->detail, v->detail);
+	} else if (t->n == 0) {
+		snprintf(v->detail, sizeof(v->detail), "%s resolves to %s, which --allow-domain does "
+			 "not name (DNS rebinding onto local services)", p->host,
+			 t->refused[0] ? t->refused : "nothing");
+		refuse(v, "refused", 403, "destination_ip_prohibited", v->detail, v->detail);
+	}
+}
+
+/* No address of T took the connection (ERR, of the last one): what to answer. */
+static void judge_unconnected(const struct proxied *p, const struct targets *t, int err,
+			      struct verdict *v)
+{
+	char atext[64];
+
+	snprintf(v->detail, sizeof(v->detail), "cannot connect to %s:%u: %s",
+		 lr_egress_addr_text(t->addr[0], atext, sizeof(atext)), p->req.port, strerror(-err));
+	refuse(v, "failed", err == -ETIMEDOUT ? 504 : 502,
+	       err == -ETIMEDOUT      ? "connection_timeout"
+	       : err == -ECONNREFUSED ? "connection_refused"
+				      : "destination_unavailable",
+	       v->detail, v->detail);
+}
+
+/* A CONNECT to an intercepted host, connected (LEN bytes read): refused if
+ * the client sent more than its head before the tunnel was established. */
+static void judge_tunnel(const struct proxied *p, size_t len, struct verdict *v)
+{
+	if (p->site && len > p->req.head_len)
+		refuse(v, "refused", 400, "http_request_error",
+		       "data after CONNECT before the tunnel was established",
+		       "data after CONNECT before the tunnel was established");
+}
+
+/* A request in the tunnel of SITE (BUF, LEN bytes), parsed into *REQ and
+ * judged (egress-http.c); CONNECT is the tunnel's decision, whose host and
+ * port the request's record keeps. */
+static void judge_origin(const struct lr_http_site *site, const char *buf, size_t len,
+			 struct lr_http_origin *req, const struct decision *connect,
+			 struct verdict *v)
+{
+	struct lr_http_verdict hv;
+	const char *why;
+
+	*v = (struct verdict){ .d = { NULL, "a request", connect->host, connect->port } };
+	if (lr_http_parse_origin(buf, len, req, &why) < 0) {
+		refuse(v, "refused", 400, "http_request_error", why, why);
+		return;
+	}
+	v->d.request = req->method;
+	lr_http_judge(site, buf, req, &hv);
+	if (hv.status) {
+		snprintf(v->detail, sizeof(v->detail), "%s", hv.reason);
+		refuse(v, "refused", hv.status, hv.error, v->detail, v->detail);
+	}
+}
+
+/* ---------------------------------------------------------------- serving */
+
+/* Carry out V's refusal: its answer on FD (or over TLS), its decision
+ * recorded. */
+static void carry_out(int fd, SSL *tls, const struct verdict *v)
+{
+	if (v->status)
+		answer_on(fd, tls, v->status, v->error, v->text);
+	if (v->d.verdict)
+		decided(&v->d);
+}
+
+/* A request of the tunnel let through (V: its decision so far): TLS to the
+ * upstream (verified), the rewritten head, the body as framed, and the
+ * answer until the upstream closes. */
+static void forward_origin(int client, SSL *cs, int up, const struct lr_http_site *site,
+			   const char *buf, size_t len, const struct lr_http_origin *req,
+			   struct verdict *v, const char *address)
+{
+	struct lr_buf head = { 0 };
+	char err[512];
+	SSL *us = NULL;
+	int r;
+
+	snprintf(err, sizeof(err), "its socket");
+	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
+		refuse(v, "failed", 502, "tls_certificate_error", err, err);
+		carry_out(client, cs, v);
+		return;
+	}
+	r = lr_http_origin_upstream(site, buf, req, &head);
+	r = r ?: lr_tls_write_all(us, head.s, head.len);
+	/* (the upstream gets no Expect: the body follows its head at once) */
+	if (r == 0 && req->expect_continue)
+		r = lr_tls_write_all(cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+	if (head.s)
+		explicit_bzero(head.s, head.len); /* it holds the secret */
+	free(head.s);
+	r = r ?: relay_body(cs, us, req, buf + req->head_len, len - req->head_len);
+	if (r == -EINVAL) {
+		/* the upstream has part of a body that never ends: it times out */
+		refuse(v, "refused", 400, "http_request_error", "a malformed chunked body",
+		       "a malformed chunked body");
+		carry_out(client, cs, v);
+	} else if (r == 0) {
+		v->d.verdict = "allowed";
+		v->d.address = address;
+		decided(&v->d);
+		relay_response(us, cs);
+	}
+	lr_tls_close(us);
+}
+
 /*
  * An intercepted host (--secret-header, --allow-request): the tunnel's TLS
  * ended here with the host's certificate from the run's CA; one request read
- * and judged (egress-http.c); if it passes, TLS to the upstream (verified),
- * the rewritten head, the body as framed, and the answer until the upstream
- * closes.  Nothing of a refused request reaches the upstream: not even its
- * TLS is started.
+ * and judged (judge_origin); if it passes, forward_origin.  Nothing of a
+ * refused request reaches the upstream: not even its TLS is started.
  */
 static void intercept(int client, int up, const struct lr_http_site *site, struct decision *d,
 		      const char *address)
 {
 	char buf[HEAD_MAX], err[512];
 	struct lr_http_origin req;
-	struct lr_http_verdict v;
-	struct lr_buf head = { 0 };
-	SSL *cs = NULL, *us = NULL;
-	const char *why;
-	int len, r;
+	struct verdict v;
+	SSL *cs = NULL;
+	int len;
 
 	if (send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39) < 0)
 		return;
@@ -840,205 +1046,124 @@ static void intercept(int client, int up, const struct lr_http_site *site, struc
 		return;
 	}
 	len = tls_read_head(cs, buf, sizeof(buf));
-	if (len < 0) {
-		if (len == -EMSGSIZE)
-			answer_on(client, cs, 400, "http_request_error",
-				  "request head larger than 16 KiB");
-		if (len == -ETIMEDOUT)
-			answer_on(client, cs, 408, "http_request_error",
-				  "no whole request head within 10 seconds");
-		goto out;
-	}
-	*d = (struct decision){ "refused", "a request", d->host, d->port, .address = NULL };
-	if (lr_http_parse_origin(buf, (size_t)len, &req, &why) < 0) {
-		answer_on(client, cs, 400, "http_request_error", why);
-		d->reason = why;
-		decided(d);
-		goto out;
-	}
-	d->request = req.method;
-	lr_http_judge(site, buf, &req, &v);
-	if (v.status) {
-		answer_on(client, cs, v.status, v.error, v.reason);
-		d->reason = v.reason;
-		decided(d);
-		goto out;
-	}
-	snprintf(err, sizeof(err), "its socket");
-	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
-		answer_on(client, cs, 502, "tls_certificate_error", err);
-		d->verdict = "failed";
-		d->reason = err;
-		decided(d);
-		goto out;
-	}
-	r = lr_http_origin_upstream(site, buf, &req, &head);
-	r = r ?: lr_tls_write_all(us, head.s, head.len);
-	/* (the upstream gets no Expect: the body follows its head at once) */
-	if (r == 0 && req.expect_continue)
-		r = lr_tls_write_all(cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
-	if (head.s)
-		explicit_bzero(head.s, head.len); /* it holds the secret */
-	free(head.s);
-	r = r ?: relay_body(cs, us, &req, buf + req.head_len, (size_t)len - req.head_len);
-	if (r == -EINVAL) {
-		/* the upstream has part of a body that never ends: it times out */
-		answer_on(client, cs, 400, "http_request_error", "a malformed chunked body");
-		d->reason = "a malformed chunked body";
-		decided(d);
-		goto out;
-	}
-	if (r < 0)
-		goto out;
-	d->verdict = "allowed";
-	d->address = address;
-	decided(d);
-	relay_response(us, cs);
-out:
+	if (len < 0)
+		judge_head(len, &v);
+	else
+		judge_origin(site, buf, (size_t)len, &req, d, &v);
+	if (len < 0 || v.status)
+		carry_out(client, cs, &v);
+	else
+		forward_origin(client, cs, up, site, buf, (size_t)len, &req, &v, address);
 	explicit_bzero(buf, sizeof(buf));
-	lr_tls_close(us);
 	lr_tls_close(cs);
 }
 
-/* One proxy request: decide, resolve, connect, answer, relay. */
-static void proxy(int client)
+/* Where P may be connected to, in *T: its address, or what its name
+ * resolves to; V says if nowhere. */
+static void find_targets(const struct proxied *p, struct targets *t, struct verdict *v)
 {
-	char buf[HEAD_MAX], host[256], detail[400], atext[64];
-	struct lr_http_request req;
-	struct decision d;
-	struct targets t = { 0 };
-	const char *why, *gai = NULL;
-	struct lr_buf head = { 0 };
-	const struct lr_http_site *site;
-	uint8_t addr[16];
-	bool is_addr;
-	int len, up = -1, err = 0;
-	size_t limit, extra;
+	const char *gai = NULL;
+	int r;
 
-	len = read_head(client, buf, sizeof(buf));
-	if (len < 0) {
-		if (len == -EMSGSIZE)
-			answer(client, 400, "http_request_error", "request head larger than 16 KiB");
-		if (len == -ETIMEDOUT)
-			answer(client, 408, "http_request_error",
-			       "no whole request head within 10 seconds");
+	if (p->is_addr) {
+		memcpy(t->addr[0], p->addr, 16);
+		t->n = 1;
 		return;
 	}
-	if (lr_http_parse(buf, (size_t)len, &req, &why) < 0) {
-		answer(client, 400, "http_request_error", why);
-		decided(&(struct decision){ "refused", .reason = why });
-		return;
-	}
-	/* the host as the client wrote it is never echoed: it may hold anything */
-	if (lr_egress_norm_host(req.host, host, sizeof(host), &is_addr, addr) < 0) {
-		answer(client, 400, "http_request_error", "not a host name or an IP address");
-		decided(&(struct decision){ "refused", req.method,
-					    .reason = "a host that is no name or address" });
-		return;
-	}
-	d = (struct decision){ "refused", req.method, host, req.port, .address = NULL };
-	if (is_addr && !lr_egress_addr_allowed(H.dests, H.n_dests, addr, req.port)) {
-		snprintf(detail, sizeof(detail), "%s%s%s:%u: an IP address; only the names in "
-			 "--allow-domain are allowed (or the address itself, given there)",
-			 strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", req.port);
-		answer(client, 403, "destination_ip_prohibited", detail);
-		d.reason = "an IP address not in --allow-domain";
-		decided(&d);
-		return;
-	}
-	if (!is_addr && !lr_egress_name_allowed(H.dests, H.n_dests, host, req.port)) {
-		snprintf(detail, sizeof(detail), "%s:%u is not in --allow-domain", host, req.port);
-		answer(client, 403, "http_request_denied", detail);
-		d.reason = "not in --allow-domain";
-		decided(&d);
-		return;
-	}
-	/* an intercepted host's requests are read inside its TLS, never sent
-	 * as plain http:// past its rules and its secret header */
-	if (!is_addr && req.kind == LR_HTTP_ABSOLUTE &&
-	    lr_egress_site_find(H.sites, H.n_sites, host, req.port)) {
-		snprintf(detail, sizeof(detail), "%s:%u is intercepted: https:// only (a CONNECT)",
-			 host, req.port);
-		answer(client, 403, "http_request_denied", detail);
-		d.reason = "an intercepted host, as plain http://";
-		decided(&d);
-		return;
-	}
-	if (is_addr) {
-		memcpy(t.addr[0], addr, 16);
-		t.n = 1;
-	} else if (resolve(host, req.port, &t, &gai) < 0) {
-		snprintf(detail, sizeof(detail), "cannot resolve %s: %s", host, gai);
-		answer(client, 502, "dns_error", detail);
-		d.verdict = "failed";
-		d.reason = detail;
-		decided(&d);
-		return;
-	} else if (t.n == 0) {
-		snprintf(detail, sizeof(detail), "%s resolves to %s, which --allow-domain does not name "
-			 "(DNS rebinding onto local services)", host, t.refused[0] ? t.refused : "nothing");
-		answer(client, 403, "destination_ip_prohibited", detail);
-		d.reason = detail;
-		decided(&d);
-		return;
-	}
-	for (size_t i = 0; i < t.n && up < 0; i++) {
-		up = connect_to(t.addr[i], req.port);
+	r = resolve(p->host, p->req.port, t, &gai);
+	judge_targets(p, r, gai, t, v);
+}
+
+/* The first of T's addresses that takes the connection: its socket, or -1
+ * and V says why. */
+static int connect_any(const struct proxied *p, const struct targets *t, struct verdict *v)
+{
+	int up = -1, err = 0;
+
+	for (size_t i = 0; i < t->n && up < 0; i++) {
+		up = connect_to(t->addr[i], p->req.port);
 		if (up < 0)
 			err = up;
 	}
 	if (up < 0) {
-		snprintf(detail, sizeof(detail), "cannot connect to %s:%u: %s",
-			 lr_egress_addr_text(t.addr[0], atext, sizeof(atext)), req.port, strerror(-err));
-		answer(client, err == -ETIMEDOUT ? 504 : 502,
-		       err == -ETIMEDOUT	 ? "connection_timeout"
-		       : err == -ECONNREFUSED ? "connection_refused"
-					      : "destination_unavailable",
-		       detail);
-		d.verdict = "failed";
-		d.reason = detail;
-		decided(&d);
-		return;
+		judge_unconnected(p, t, err, v);
+		return -1;
 	}
-	set_nodelay(up);
-	set_nodelay(client);
-	if (req.kind == LR_HTTP_CONNECT && !is_addr &&
-	    (site = lr_egress_site_find(H.sites, H.n_sites, host, req.port))) {
-		if ((size_t)len > req.head_len) {
-			answer(client, 400, "http_request_error",
-			       "data after CONNECT before the tunnel was established");
-			d.reason = "data after CONNECT before the tunnel was established";
-			decided(&d);
-		} else {
-			peer_text(up, atext, sizeof(atext));
-			intercept(client, up, site, &d, atext);
-		}
-		close(up);
-		return;
-	}
-	if (req.kind == LR_HTTP_CONNECT)
+	return up;
+}
+
+/* A request let through and connected to UP, not intercepted: the tunnel
+ * opened (CONNECT) or the head sent on, then what the client sent after the
+ * head (BUF, LEN bytes in all), then the relay; D recorded as allowed once
+ * the upstream has it. */
+static void pass(int client, int up, const char *buf, size_t len,
+		 const struct lr_http_request *req, struct decision *d)
+{
+	struct lr_buf head = { 0 };
+	char atext[64];
+	size_t limit, extra;
+	int err;
+
+	if (req->kind == LR_HTTP_CONNECT)
 		err = send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39);
-	else if ((err = lr_http_upstream_head(buf, &req, &head)) == 0)
+	else if ((err = lr_http_upstream_head(buf, req, &head)) == 0)
 		err = send_all(up, head.s, head.len);
 	free(head.s);
 	/* what the client sent after the head (a body, a TLS hello) goes on; of a
 	 * plain request, its body only: one request per connection */
-	limit = req.kind == LR_HTTP_CONNECT ? SIZE_MAX : req.body_len;
-	extra = (size_t)len - req.head_len;
+	limit = req->kind == LR_HTTP_CONNECT ? SIZE_MAX : req->body_len;
+	extra = len - req->head_len;
 	if (extra > limit)
 		extra = limit;
 	if (err == 0 && extra)
-		err = send_all(up, buf + req.head_len, extra);
+		err = send_all(up, buf + req->head_len, extra);
 	if (limit != SIZE_MAX)
 		limit -= extra;
 	if (err == 0) {
 		peer_text(up, atext, sizeof(atext));
-		d.verdict = "allowed";
-		d.address = atext;
-		decided(&d);
+		d->verdict = "allowed";
+		d->address = atext;
+		decided(d);
 		relay(client, up, limit);
 	}
-	close(up);
+}
+
+/* One proxy request: read, judged, resolved, connected; then refused,
+ * passed on or intercepted. */
+static void proxy(int client)
+{
+	char buf[HEAD_MAX], atext[64];
+	struct proxied p;
+	struct verdict v;
+	struct targets t = { 0 };
+	int len, up = -1;
+
+	len = read_head(client, buf, sizeof(buf));
+	if (len < 0) {
+		judge_head(len, &v);
+		carry_out(client, NULL, &v);
+		return;
+	}
+	judge(buf, (size_t)len, &p, &v);
+	if (!v.status)
+		find_targets(&p, &t, &v);
+	if (!v.status)
+		up = connect_any(&p, &t, &v);
+	if (up >= 0) {
+		set_nodelay(up);
+		set_nodelay(client);
+		judge_tunnel(&p, (size_t)len, &v);
+	}
+	if (v.status) {
+		carry_out(client, NULL, &v);
+	} else if (p.site) {
+		peer_text(up, atext, sizeof(atext));
+		intercept(client, up, p.site, &v.d, atext);
+	} else {
+		pass(client, up, buf, (size_t)len, &p.req, &v.d);
+	}
+	if (up >= 0)
+		close(up);
 }
 
 /* A forwarded port: the same port of the host's 127.0.0.1. */

@@ -260,106 +260,117 @@ static int dup_str(const char *tab, uint64_t size, uint64_t idx, char **res)
 	return *res ? 0 : -ENOMEM;
 }
 
-/* Parse the program headers and dynamic section of the ELF file open as FD. */
-static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
-		     struct elf_info *info)
+/* The ELF header of the file open as FD, in *EH: of our kind, an executable
+ * or a shared object. */
+static int read_ehdr(struct elf_ctx *c, const char *path, int fd, uint64_t size, Elf64_Ehdr *eh)
 {
-	_cleanup_free_ Elf64_Phdr *ph = NULL;
-	_cleanup_free_ Elf64_Dyn *dyn = NULL;
-	_cleanup_free_ char *strtab = NULL;
-	const Elf64_Phdr *pt_interp = NULL, *pt_dynamic = NULL;
-	uint64_t strtab_addr = 0, strsz = 0, strtab_off = 0;
-	uint64_t rpath = 0, runpath = 0, soname = 0;
-	bool has_strtab = false, has_strsz = false, has_rpath = false, has_runpath = false;
-	bool has_soname = false, strtab_ok = false;
-	size_t ndyn = 0, nneeded = 0;
-	Elf64_Ehdr eh;
 	int ret;
 
-	if (size < sizeof(eh))
+	if (size < sizeof(*eh))
 		return fail(c, -ENOEXEC, "%s: truncated ELF header", path);
-	ret = read_at(fd, &eh, sizeof(eh), 0);
+	ret = read_at(fd, eh, sizeof(*eh), 0);
 	if (ret < 0)
 		return fail_errno(c, ret, path);
-	if (!is_host_elf((const unsigned char *)&eh, sizeof(eh)))
+	if (!is_host_elf((const unsigned char *)eh, sizeof(*eh)))
 		return fail(c, -ENOEXEC, "%s: wrong ELF class/machine", path);
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return fail(c, -ENOEXEC, "%s: not an ELF executable or shared object", path);
-	if (eh.e_phnum == 0)
-		return 0;
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > LR_ELF_MAX_PHNUM ||
-	    !range_ok(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr), size))
+	return 0;
+}
+
+/* The program headers EH announces (e_phnum of them), in *PHP, the
+ * caller's to free. */
+static int read_phdrs(struct elf_ctx *c, const char *path, int fd, uint64_t size,
+		      const Elf64_Ehdr *eh, Elf64_Phdr **php)
+{
+	int ret;
+
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > LR_ELF_MAX_PHNUM ||
+	    !range_ok(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), size))
 		return fail(c, -ENOEXEC, "%s: bad ELF program headers", path);
-	ph = calloc(eh.e_phnum, sizeof(*ph));
-	if (!ph)
+	*php = calloc(eh->e_phnum, sizeof(**php));
+	if (!*php)
 		return -ENOMEM;
-	ret = read_at(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff);
+	ret = read_at(fd, *php, eh->e_phnum * sizeof(**php), eh->e_phoff);
+	return ret < 0 ? fail_errno(c, ret, path) : 0;
+}
+
+/* The interpreter PT (a PT_INTERP) names, in INFO->interp. */
+static int read_interp(struct elf_ctx *c, const char *path, int fd, uint64_t size,
+		       const Elf64_Phdr *pt, struct elf_info *info)
+{
+	uint64_t len = pt->p_filesz;
+	int ret;
+
+	if (len < 2 || len > PATH_MAX || !range_ok(pt->p_offset, len, size))
+		return fail(c, -ENOEXEC, "%s: bad PT_INTERP", path);
+	info->interp = calloc(1, len + 1);
+	if (!info->interp)
+		return -ENOMEM;
+	ret = read_at(fd, info->interp, len, pt->p_offset);
 	if (ret < 0)
 		return fail_errno(c, ret, path);
+	if (info->interp[0] == '\0' || !memchr(info->interp, '\0', len))
+		return fail(c, -ENOEXEC, "%s: bad PT_INTERP", path);
+	return 0;
+}
 
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		if (ph[i].p_type == PT_INTERP && !pt_interp)
-			pt_interp = &ph[i];
-		else if (ph[i].p_type == PT_DYNAMIC && !pt_dynamic)
-			pt_dynamic = &ph[i];
-	}
+/* The entries of the dynamic section PT (a PT_DYNAMIC), in *DYNP (the
+ * caller's to free), *NDYN of them. */
+static int read_dynamic(struct elf_ctx *c, const char *path, int fd, uint64_t size,
+			const Elf64_Phdr *pt, Elf64_Dyn **dynp, size_t *ndyn)
+{
+	int ret;
 
-	if (pt_interp) {
-		uint64_t len = pt_interp->p_filesz;
-
-		if (len < 2 || len > PATH_MAX || !range_ok(pt_interp->p_offset, len, size))
-			return fail(c, -ENOEXEC, "%s: bad PT_INTERP", path);
-		info->interp = calloc(1, len + 1);
-		if (!info->interp)
-			return -ENOMEM;
-		ret = read_at(fd, info->interp, len, pt_interp->p_offset);
-		if (ret < 0)
-			return fail_errno(c, ret, path);
-		if (info->interp[0] == '\0' || !memchr(info->interp, '\0', len))
-			return fail(c, -ENOEXEC, "%s: bad PT_INTERP", path);
-	}
-
-	if (!pt_dynamic)
-		return 0;
-	if (pt_dynamic->p_filesz > LR_ELF_MAX_TABLE ||
-	    !range_ok(pt_dynamic->p_offset, pt_dynamic->p_filesz, size))
+	if (pt->p_filesz > LR_ELF_MAX_TABLE || !range_ok(pt->p_offset, pt->p_filesz, size))
 		return fail(c, -ENOEXEC, "%s: bad PT_DYNAMIC", path);
-	ndyn = pt_dynamic->p_filesz / sizeof(*dyn);
-	if (ndyn == 0)
+	*ndyn = pt->p_filesz / sizeof(**dynp);
+	if (*ndyn == 0)
 		return 0;
-	dyn = calloc(ndyn, sizeof(*dyn));
-	if (!dyn)
+	*dynp = calloc(*ndyn, sizeof(**dynp));
+	if (!*dynp)
 		return -ENOMEM;
-	ret = read_at(fd, dyn, ndyn * sizeof(*dyn), pt_dynamic->p_offset);
-	if (ret < 0)
-		return fail_errno(c, ret, path);
+	ret = read_at(fd, *dynp, *ndyn * sizeof(**dynp), pt->p_offset);
+	return ret < 0 ? fail_errno(c, ret, path) : 0;
+}
 
+/* What a dynamic section says, before its strings are read. */
+struct dyn_tags {
+	uint64_t strtab_addr, strsz, rpath, runpath, soname;
+	bool has_strtab, has_strsz, has_rpath, has_runpath, has_soname;
+	size_t nneeded;
+};
+
+/* The entries of DYN (NDYN) up to DT_NULL, in *T; DT_FLAGS_1 in INFO. */
+static void scan_dynamic(const Elf64_Dyn *dyn, size_t ndyn, struct dyn_tags *t,
+			 struct elf_info *info)
+{
 	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
 		uint64_t v = dyn[i].d_un.d_val;
 
 		switch (dyn[i].d_tag) {
 		case DT_NEEDED:
-			nneeded++;
+			t->nneeded++;
 			break;
 		case DT_STRTAB:
-			strtab_addr = v;
-			has_strtab = true;
+			t->strtab_addr = v;
+			t->has_strtab = true;
 			break;
 		case DT_STRSZ:
-			strsz = v;
-			has_strsz = true;
+			t->strsz = v;
+			t->has_strsz = true;
 			break;
 		case DT_RPATH:
-			rpath = v;
-			has_rpath = true;
+			t->rpath = v;
+			t->has_rpath = true;
 			break;
 		case DT_RUNPATH:
-			runpath = v;
-			has_runpath = true;
+			t->runpath = v;
+			t->has_runpath = true;
 			break;
 		case DT_SONAME:
-			soname = v;
-			has_soname = true;
+			t->soname = v;
+			t->has_soname = true;
 			break;
 		case DT_FLAGS_1:
 			info->nodeflib = v & DF_1_NODEFLIB;
@@ -368,38 +379,46 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 			break;
 		}
 	}
-	if (!nneeded && !has_rpath && !has_runpath && !has_soname)
-		return 0;
-	if (!has_strtab || !has_strsz)
-		return fail(c, -ENOEXEC, "%s: dynamic section without a string table", path);
+}
 
-	/* DT_STRTAB is a virtual address: find the PT_LOAD that holds it */
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD || strtab_addr < ph[i].p_vaddr ||
-		    strtab_addr - ph[i].p_vaddr >= ph[i].p_filesz)
+/* Where in the file the dynamic string table of T is, in *OFF: DT_STRTAB is
+ * a virtual address, inside the PT_LOAD (of PH, PHNUM) that holds it. */
+static int find_strtab(struct elf_ctx *c, const char *path, uint64_t size, const Elf64_Phdr *ph,
+		       size_t phnum, const struct dyn_tags *t, uint64_t *off)
+{
+	uint64_t strtab_off = 0;
+	bool strtab_ok = false;
+
+	for (size_t i = 0; i < phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || t->strtab_addr < ph[i].p_vaddr ||
+		    t->strtab_addr - ph[i].p_vaddr >= ph[i].p_filesz)
 			continue;
-		strtab_off = ph[i].p_offset + (strtab_addr - ph[i].p_vaddr);
+		strtab_off = ph[i].p_offset + (t->strtab_addr - ph[i].p_vaddr);
 		strtab_ok = strtab_off >= ph[i].p_offset &&
-			    strsz <= ph[i].p_filesz - (strtab_addr - ph[i].p_vaddr);
+			    t->strsz <= ph[i].p_filesz - (t->strtab_addr - ph[i].p_vaddr);
 		break;
 	}
 	/* p_filesz comes from the file too: only the file's size bounds STRSZ */
-	if (!strtab_ok || strsz == 0 || strsz > LR_ELF_MAX_TABLE ||
-	    !range_ok(strtab_off, strsz, size))
+	if (!strtab_ok || t->strsz == 0 || t->strsz > LR_ELF_MAX_TABLE ||
+	    !range_ok(strtab_off, t->strsz, size))
 		return fail(c, -ENOEXEC, "%s: bad dynamic string table", path);
-	strtab = malloc(strsz);
-	if (!strtab)
-		return -ENOMEM;
-	ret = read_at(fd, strtab, strsz, strtab_off);
-	if (ret < 0)
-		return fail_errno(c, ret, path);
+	*off = strtab_off;
+	return 0;
+}
+
+/* The strings DYN (NDYN) names in STRTAB (T->strsz bytes), in INFO: the
+ * DT_NEEDED, then DT_RUNPATH or DT_RPATH, and DT_SONAME. */
+static int take_strings(struct elf_ctx *c, const char *path, const Elf64_Dyn *dyn, size_t ndyn,
+			const char *strtab, const struct dyn_tags *t, struct elf_info *info)
+{
+	int ret = 0;
 
 	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
 		const char *s;
 
 		if (dyn[i].d_tag != DT_NEEDED)
 			continue;
-		s = strtab_get(strtab, strsz, dyn[i].d_un.d_val);
+		s = strtab_get(strtab, t->strsz, dyn[i].d_un.d_val);
 		if (!s || !*s)
 			return fail(c, -ENOEXEC, "%s: bad DT_NEEDED entry", path);
 		if (lr_strlist_contains(&info->needed, s))
@@ -409,15 +428,68 @@ static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
 			return ret;
 	}
 	/* as ld.so: when both are present, DT_RPATH is ignored */
-	if (has_runpath)
-		ret = dup_str(strtab, strsz, runpath, &info->runpath);
-	else if (has_rpath)
-		ret = dup_str(strtab, strsz, rpath, &info->rpath);
-	if (ret == 0 && has_soname)
-		ret = dup_str(strtab, strsz, soname, &info->soname);
+	if (t->has_runpath)
+		ret = dup_str(strtab, t->strsz, t->runpath, &info->runpath);
+	else if (t->has_rpath)
+		ret = dup_str(strtab, t->strsz, t->rpath, &info->rpath);
+	if (ret == 0 && t->has_soname)
+		ret = dup_str(strtab, t->strsz, t->soname, &info->soname);
 	if (ret == -ENOEXEC)
 		return fail(c, ret, "%s: bad dynamic string table index", path);
 	return ret;
+}
+
+/* Parse the program headers and dynamic section of the ELF file open as FD. */
+static int parse_elf(struct elf_ctx *c, const char *path, int fd, uint64_t size,
+		     struct elf_info *info)
+{
+	_cleanup_free_ Elf64_Phdr *ph = NULL;
+	_cleanup_free_ Elf64_Dyn *dyn = NULL;
+	_cleanup_free_ char *strtab = NULL;
+	const Elf64_Phdr *pt_interp = NULL, *pt_dynamic = NULL;
+	struct dyn_tags t = { 0 };
+	uint64_t strtab_off = 0;
+	size_t ndyn = 0;
+	Elf64_Ehdr eh;
+	int ret;
+
+	ret = read_ehdr(c, path, fd, size, &eh);
+	if (ret < 0 || eh.e_phnum == 0)
+		return ret;
+	ret = read_phdrs(c, path, fd, size, &eh, &ph);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_INTERP && !pt_interp)
+			pt_interp = &ph[i];
+		else if (ph[i].p_type == PT_DYNAMIC && !pt_dynamic)
+			pt_dynamic = &ph[i];
+	}
+	if (pt_interp) {
+		ret = read_interp(c, path, fd, size, pt_interp, info);
+		if (ret < 0)
+			return ret;
+	}
+	if (!pt_dynamic)
+		return 0;
+	ret = read_dynamic(c, path, fd, size, pt_dynamic, &dyn, &ndyn);
+	if (ret < 0 || ndyn == 0)
+		return ret;
+	scan_dynamic(dyn, ndyn, &t, info);
+	if (!t.nneeded && !t.has_rpath && !t.has_runpath && !t.has_soname)
+		return 0;
+	if (!t.has_strtab || !t.has_strsz)
+		return fail(c, -ENOEXEC, "%s: dynamic section without a string table", path);
+	ret = find_strtab(c, path, size, ph, eh.e_phnum, &t, &strtab_off);
+	if (ret < 0)
+		return ret;
+	strtab = malloc(t.strsz);
+	if (!strtab)
+		return -ENOMEM;
+	ret = read_at(fd, strtab, t.strsz, strtab_off);
+	if (ret < 0)
+		return fail_errno(c, ret, path);
+	return take_strings(c, path, dyn, ndyn, strtab, &t, info);
 }
 
 static int load_info(struct elf_ctx *c, const char *path, struct elf_info *info)
@@ -753,6 +825,104 @@ static void objs_free(struct elf_obj *objs, size_t n)
 	free(objs);
 }
 
+/* The objects of a DT_NEEDED closure, as it is loaded. */
+struct tree {
+	struct elf_obj *objs;
+	size_t nobjs;
+	struct lr_strlist names;	/* the names and sonames loaded */
+	struct lr_strlist reals;	/* the files loaded, symlinks resolved */
+};
+
+/* The executable PATH (whose parsed headers are MAIN, taken over) as T's
+ * first object; RTLD, its PT_INTERP, counted as loaded under its soname. */
+static int load_root(struct elf_ctx *c, struct tree *t, const char *path, struct elf_info *main,
+		     const char *rtld)
+{
+	struct elf_info ri = { 0 };
+	struct elf_obj *o;
+	char *real;
+	int ret;
+
+	o = lr_array_push(&t->objs, &t->nobjs, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->loader = LR_NO_LOADER;
+	o->info = *main;
+	memset(main, 0, sizeof(*main));
+	o->path = make_abs(path);
+	/* the executable's $ORIGIN comes from /proc/self/exe: symlinks resolved */
+	real = o->path ? realpath_or_dup(o->path) : NULL;
+	o->origin = real ? dir_of(real) : NULL;
+	if (!o->origin) {
+		free(real);
+		return -ENOMEM;
+	}
+	ret = lr_strlist_take(&t->reals, real);
+	if (ret < 0 || !rtld)
+		return ret;
+	ret = lr_strlist_take(&t->reals, realpath_or_dup(rtld));
+	if (ret < 0)
+		return ret;
+	if (load_info(c, rtld, &ri) == 0 && ri.soname)
+		ret = lr_strlist_add(&t->names, ri.soname);
+	info_free(&ri);
+	return ret;
+}
+
+/* NAME, needed by T's object WHO (of the executable PATH): resolved,
+ * granted, and (a file not loaded yet) read and queued as T's next object. */
+static int load_needed(struct elf_ctx *c, struct tree *t, const char *path, size_t who,
+		       const char *name)
+{
+	_cleanup_free_ char *found = NULL;
+	struct elf_info info = { 0 };
+	struct elf_obj *o;
+	char *real;
+	int ret;
+
+	if (is_vdso(name) || lr_strlist_contains(&t->names, name))
+		return 0;
+	ret = resolve(c, t->objs, who, name, &found);
+	if (ret < 0)
+		return ret;
+	if (!found)
+		return fail(c, -ENOENT, "%s: cannot find shared library %s",
+			    who == 0 ? path : t->objs[who].path, name);
+	ret = lr_strlist_add(&t->names, name);
+	if (ret < 0)
+		return ret;
+	real = realpath_or_dup(found);
+	if (!real)
+		return -ENOMEM;
+	if (lr_strlist_contains(&t->reals, real)) {
+		free(real);
+		return 0;
+	}
+	ret = lr_strlist_take(&t->reals, real);
+	ret = ret ?: add_path(c, found);
+	if (ret < 0)
+		return ret;
+	if (t->nobjs >= LR_ELF_MAX_OBJS)
+		return fail(c, -E2BIG, "%s: too many shared libraries", path);
+	ret = load_info(c, found, &info);
+	if (ret < 0)
+		return ret;
+	if (info.soname && !lr_strlist_contains(&t->names, info.soname))
+		ret = lr_strlist_add(&t->names, info.soname);
+	o = ret < 0 ? NULL : lr_array_push(&t->objs, &t->nobjs, sizeof(*o));
+	if (!o) {
+		info_free(&info);
+		return ret < 0 ? ret : -ENOMEM;
+	}
+	o->info = info;
+	o->loader = who;
+	o->path = found;
+	found = NULL;
+	/* a library's $ORIGIN is the directory it was found in */
+	o->origin = dir_of(o->path);
+	return o->origin ? 0 : -ENOMEM;
+}
+
 /*
  * Load the DT_NEEDED closure of the executable PATH (whose parsed headers are
  * MAIN, taken over), breadth-first like ld.so.  RTLD is its PT_INTERP, which
@@ -761,114 +931,16 @@ static void objs_free(struct elf_obj *objs, size_t n)
 static int load_tree(struct elf_ctx *c, const char *path, struct elf_info *main,
 		     const char *rtld)
 {
-	struct lr_strlist names = { 0 }, reals = { 0 };
-	struct elf_obj *objs = NULL;
-	size_t nobjs = 0;
-	struct elf_obj *o;
-	char *real = NULL, *found = NULL;
-	int ret = -ENOMEM;
+	struct tree t = { 0 };
+	int ret = load_root(c, &t, path, main, rtld);
 
-	o = lr_array_push(&objs, &nobjs, sizeof(*objs));
-	if (!o)
-		goto out;
-	o->loader = LR_NO_LOADER;
-	o->info = *main;
-	memset(main, 0, sizeof(*main));
-	o->path = make_abs(path);
-	/* the executable's $ORIGIN comes from /proc/self/exe: symlinks resolved */
-	real = o->path ? realpath_or_dup(o->path) : NULL;
-	o->origin = real ? dir_of(real) : NULL;
-	if (!o->origin)
-		goto out;
-	ret = lr_strlist_take(&reals, real);
-	real = NULL;
-	if (ret < 0)
-		goto out;
-	if (rtld) {
-		struct elf_info ri = { 0 };
-
-		ret = lr_strlist_take(&reals, realpath_or_dup(rtld));
-		if (ret < 0)
-			goto out;
-		if (load_info(c, rtld, &ri) == 0 && ri.soname)
-			ret = lr_strlist_add(&names, ri.soname);
-		info_free(&ri);
-		if (ret < 0)
-			goto out;
-	}
-
-	for (size_t i = 0; i < nobjs; i++) {
-		for (size_t j = 0; j < objs[i].info.needed.n; j++) {
-			const char *name = objs[i].info.needed.v[j];
-			struct elf_info info = { 0 };
-
-			if (is_vdso(name) || lr_strlist_contains(&names, name))
-				continue;
-			ret = resolve(c, objs, i, name, &found);
-			if (ret < 0)
-				goto out;
-			if (!found) {
-				ret = fail(c, -ENOENT, "%s: cannot find shared library %s",
-					   i == 0 ? path : objs[i].path, name);
-				goto out;
-			}
-			ret = lr_strlist_add(&names, name);
-			if (ret < 0)
-				goto out;
-			ret = -ENOMEM;
-			real = realpath_or_dup(found);
-			if (!real)
-				goto out;
-			if (lr_strlist_contains(&reals, real)) {
-				free(real);
-				free(found);
-				real = found = NULL;
-				continue;
-			}
-			ret = lr_strlist_take(&reals, real);
-			real = NULL;
-			if (ret < 0)
-				goto out;
-			ret = add_path(c, found);
-			if (ret < 0)
-				goto out;
-			if (nobjs >= LR_ELF_MAX_OBJS) {
-				ret = fail(c, -E2BIG, "%s: too many shared libraries", path);
-				goto out;
-			}
-			ret = load_info(c, found, &info);
-			if (ret < 0)
-				goto out;
-			if (info.soname && !lr_strlist_contains(&names, info.soname)) {
-				ret = lr_strlist_add(&names, info.soname);
-				if (ret < 0) {
-					info_free(&info);
-					goto out;
-				}
-			}
-			ret = -ENOMEM;
-			o = lr_array_push(&objs, &nobjs, sizeof(*objs));
-			if (!o) {
-				info_free(&info);
-				goto out;
-			}
-			o->info = info;
-			o->loader = i;
-			o->path = found;
-			found = NULL;
-			/* a library's $ORIGIN is the directory it was found in */
-			o->origin = dir_of(o->path);
-			if (!o->origin)
-				goto out;
-		}
-	}
-	ret = 0;
-out:
-	free(real);
-	free(found);
-	objs_free(objs, nobjs);
-	lr_strlist_free(&names);
-	lr_strlist_free(&reals);
+	/* T's objects grow as their needs are loaded: each is read in turn */
+	for (size_t i = 0; ret == 0 && i < t.nobjs; i++)
+		for (size_t j = 0; ret == 0 && j < t.objs[i].info.needed.n; j++)
+			ret = load_needed(c, &t, path, i, t.objs[i].info.needed.v[j]);
+	objs_free(t.objs, t.nobjs);
+	lr_strlist_free(&t.names);
+	lr_strlist_free(&t.reals);
 	return ret;
 }
 
