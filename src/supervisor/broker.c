@@ -3132,17 +3132,20 @@ static void pass_signal(const struct lr_broker *b, pid_t child, const struct sig
 	kill(child, (int)si->ssi_signo);
 }
 
-static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
+/* The broker's start, in its own process: its signals, its descriptors
+ * (what it serves, nothing else), its opener, its own filter and that
+ * filter's witness, then the command's listener from SOCK.  The signalfd
+ * for a broker that is the command's parent (else -1); or it exits. */
+static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 {
 	static const int quiet[] = { SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE,
 				     SIGCHLD };
 	static const int quiet_parent[] = { SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
 	struct sigaction ign = { .sa_handler = SIG_IGN };
-	struct seccomp_notif req;
-	char err[512];
+	char err[512], byte;
 	int keep[64], bad, sigfd = -1;
-	unsigned unread = 0;
 	size_t n = 0;
+	ssize_t got;
 
 	if (child) {
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -3183,27 +3186,85 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
 		_exit(LR_EXIT_FAILURE);
 	}
-	if (lr_seccomp_load_broker(err, sizeof(err)) < 0) {
+	if (lr_seccomp_load_broker(err, sizeof(err)) < 0 ||
+	    (lr_seccomp_witness_check() < 0 &&
+	     snprintf(err, sizeof(err), "witness: unshare(0) was not denied: its seccomp filter "
+					"is not in force") > 0)) {
+		/* it faces the command: it never serves unconfined */
 		dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
+		if (child)
+			kill(child, SIGKILL);
 		_exit(LR_EXIT_FAILURE);
 	}
-	{
-		char byte;
-		ssize_t got;
-
-		while ((got = recv_with_fd(sock, &byte, 1, &b->listener)) == -EINTR)
-			;
-		if (got < 0 && b->listener >= 0) {
-			close(b->listener);
-			b->listener = -1;
-		}
-		/* (EOF: the command's process gave up before; else say why, the
-		 * witness's ENOSYS would not) */
-		if (got < 0 || (got > 0 && b->listener < 0))
-			dprintf(STDERR_FILENO, "landrun: the broker: no filter came to serve: %s\n",
-				got < 0 ? strerror((int)-got) : "no descriptor");
+	while ((got = recv_with_fd(sock, &byte, 1, &b->listener)) == -EINTR)
+		;
+	if (got < 0 && b->listener >= 0) {
+		close(b->listener);
+		b->listener = -1;
 	}
+	/* (EOF: the command's process gave up before; else say why, the
+	 * witness's ENOSYS would not) */
+	if (got < 0 || (got > 0 && b->listener < 0))
+		dprintf(STDERR_FILENO, "landrun: the broker: no filter came to serve: %s\n",
+			got < 0 ? strerror((int)-got) : "no descriptor");
 	close(sock);
+	return sigfd;
+}
+
+/* One notification from the listener: received, and answered (the witness's
+ * pings here, every other call by serve()).  Exits when nothing can be
+ * served any more. */
+static void broker_take(struct lr_broker *b, pid_t child, unsigned *unread)
+{
+	struct seccomp_notif req;
+	struct call c = { b, &req, -1 };
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(b->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+		if (errno == EINTR || errno == ENOENT)
+			return;
+		if (child)
+			kill(child, SIGKILL); /* nothing runs unserved */
+		_exit(LR_EXIT_FAILURE);
+	}
+	/* the witness, from landrun before it runs the command (which,
+	 * its user switched, cannot be read from until it execs) */
+	if (req.data.nr == SYS_mkdirat && (int)req.data.args[0] == LR_BROKER_PING_DIRFD &&
+	    req.data.args[1] == 0) {
+		if (req.data.args[2] == 2)
+			b->sealed = true;
+		b->quiet = !b->sealed && req.data.args[2] == 1;
+		respond(b, &req, (struct answer){ VALUE, LR_BROKER_PING_ANSWER, false });
+		return;
+	}
+	c.mem = proc_open((pid_t)req.pid, "mem", O_RDONLY);
+	/* the memory that was opened must be the caller's; one that
+	 * cannot be read (a process made undumpable) is not served, and
+	 * where the broker opens all, its calls fail */
+	if (c.mem < 0 || !still_valid(&c)) {
+		int e = errno;
+
+		if (c.mem >= 0)
+			close(c.mem);
+		/* a live caller whose memory cannot be read: said, a few
+		 * times, as what makes its calls fail is not its own */
+		else if (still_valid(&c) && (*unread)++ < 5)
+			dprintf(STDERR_FILENO, "landrun: the broker: cannot read the call of "
+					       "process %d: %s; %s\n",
+				(int)req.pid, strerror(e),
+				b->reads ? "refused (EACCES)" : "left to Landlock");
+		respond(b, &req, c.mem >= 0 ? fail(ENOENT) : b->reads ? fail(EACCES) : cont());
+		return;
+	}
+	respond(b, &req, serve(&c));
+	close(c.mem);
+}
+
+static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
+{
+	int sigfd = broker_settle(b, sock, child);
+	unsigned unread = 0;
+
 	if (b->listener < 0 && !child)
 		_exit(0); /* the command's process gave up before */
 	if (waiters_init() < 0) {
@@ -3216,7 +3277,6 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 	for (;;) {
 		struct pollfd p[4] = { { b->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 },
 				       { waiters_wake[0], POLLIN, 0 }, { b->opener, POLLIN, 0 } };
-		struct call c = { b, &req, -1 };
 		struct signalfd_siginfo si;
 
 		if (waiters_busy)
@@ -3258,44 +3318,6 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 			b->listener = -1;
 			continue;
 		}
-		memset(&req, 0, sizeof(req));
-		if (ioctl(b->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
-			if (errno == EINTR || errno == ENOENT)
-				continue;
-			if (child)
-				kill(child, SIGKILL); /* nothing runs unserved */
-			_exit(LR_EXIT_FAILURE);
-		}
-		/* the witness, from landrun before it runs the command (which,
-		 * its user switched, cannot be read from until it execs) */
-		if (req.data.nr == SYS_mkdirat && (int)req.data.args[0] == LR_BROKER_PING_DIRFD &&
-		    req.data.args[1] == 0) {
-			if (req.data.args[2] == 2)
-				b->sealed = true;
-			b->quiet = !b->sealed && req.data.args[2] == 1;
-			respond(b, &req, (struct answer){ VALUE, LR_BROKER_PING_ANSWER, false });
-			continue;
-		}
-		c.mem = proc_open((pid_t)req.pid, "mem", O_RDONLY);
-		/* the memory that was opened must be the caller's; one that
-		 * cannot be read (a process made undumpable) is not served, and
-		 * where the broker opens all, its calls fail */
-		if (c.mem < 0 || !still_valid(&c)) {
-			int e = errno;
-
-			if (c.mem >= 0)
-				close(c.mem);
-			/* a live caller whose memory cannot be read: said, a few
-			 * times, as what makes its calls fail is not its own */
-			else if (still_valid(&c) && unread++ < 5)
-				dprintf(STDERR_FILENO, "landrun: the broker: cannot read the call of "
-						       "process %d: %s; %s\n",
-					(int)req.pid, strerror(e),
-					b->reads ? "refused (EACCES)" : "left to Landlock");
-			respond(b, &req, c.mem >= 0 ? fail(ENOENT) : b->reads ? fail(EACCES) : cont());
-			continue;
-		}
-		respond(b, &req, serve(&c));
-		close(c.mem);
+		broker_take(b, child, &unread);
 	}
 }
