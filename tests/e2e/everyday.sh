@@ -237,24 +237,7 @@ EOF
 			npm install --silent --offline --package-lock-only --no-audit --no-fund ||
 			return 1
 	fi
-	# a wheel to install, written as pip's format says (no setuptools needed)
-	/usr/bin/python3 - <<'EOF' || return 1
-import base64, hashlib, zipfile
-name, files = "tinypkg-1.0", {
-    "tinypkg/__init__.py": "def add(a, b):\n    return a + b\n",
-    "tinypkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
-    "tinypkg-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: everyday.sh\n"
-                                   "Root-Is-Purelib: true\nTag: py3-none-any\n",
-}
-record = []
-with zipfile.ZipFile("py/wheels/tinypkg-1.0-py3-none-any.whl", "w") as z:
-    for path, text in files.items():
-        z.writestr(path, text)
-        h = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
-        record.append(f"{path},sha256={h.decode()},{len(text)}")
-    record.append("tinypkg-1.0.dist-info/RECORD,,")
-    z.writestr("tinypkg-1.0.dist-info/RECORD", "\n".join(record) + "\n")
-EOF
+	tiny_wheel py/wheels || return 1
 	git init -q && git add -A && git -c user.name=dev -c user.email=dev@example.invalid \
 		commit -qm initial || return 1
 	git ls-files --error-unmatch .env >/dev/null 2>&1 && return 1

@@ -196,23 +196,7 @@ fi
 PYV=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 if tool python3 /usr/bin/python3 && tool "python$PYV-venv" "/usr/lib/python$PYV/ensurepip/__init__.py"; then
 	mkdir -p "$T/py/wheels" "$T/py/proj" && cd "$T/py" || exit 1
-	/usr/bin/python3 - <<'EOF' || echo "# the wheel was not made"
-import base64, hashlib, zipfile
-files = {
-    "tinypkg/__init__.py": "def add(a, b):\n    return a + b\n",
-    "tinypkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
-    "tinypkg-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: learn.sh\n"
-                                   "Root-Is-Purelib: true\nTag: py3-none-any\n",
-}
-record = []
-with zipfile.ZipFile("wheels/tinypkg-1.0-py3-none-any.whl", "w") as z:
-    for path, text in files.items():
-        z.writestr(path, text)
-        h = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
-        record.append(f"{path},sha256={h.decode()},{len(text)}")
-    record.append("tinypkg-1.0.dist-info/RECORD,,")
-    z.writestr("tinypkg-1.0.dist-info/RECORD", "\n".join(record) + "\n")
-EOF
+	tiny_wheel wheels || echo "# the wheel was not made"
 	/usr/bin/python3 -m venv proj/.venv || echo "# the venv was not made"
 	cd "$T"
 	learn_loop "$W/pip.conf" "$T/py/proj" -- .venv/bin/python -m pip install --no-index \

@@ -390,6 +390,28 @@ wait_for_screen() {
 	return 1
 }
 
+# tiny_wheel DIR: a wheel of the package tinypkg 1.0 in DIR, written as
+# pip's format says (no setuptools, no network), for pip install --no-index
+tiny_wheel() {
+	/usr/bin/python3 - "$1" <<'EOF'
+import base64, hashlib, sys, zipfile
+files = {
+    "tinypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+    "tinypkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+    "tinypkg-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: landrun's tests\n"
+                                   "Root-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = []
+with zipfile.ZipFile(sys.argv[1] + "/tinypkg-1.0-py3-none-any.whl", "w") as z:
+    for path, text in files.items():
+        z.writestr(path, text)
+        h = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={h.decode()},{len(text)}")
+    record.append("tinypkg-1.0.dist-info/RECORD,,")
+    z.writestr("tinypkg-1.0.dist-info/RECORD", "\n".join(record) + "\n")
+EOF
+}
+
 # ---------------------------------------------------------------------------
 # Witnesses: servers outside the sandbox that append one line to $W/NAME.log
 # for each arrival.  The script defines poke NAME, which reaches NAME from
