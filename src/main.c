@@ -626,6 +626,7 @@ static void broker_served(struct lr_plan *plan, struct lr_broker *broker)
 		plan->rows[LR_PROT_FS_BROKER].requested = false;
 	}
 	broker->egress_port = plan->broker_connect ? plan->egress_port : 0;
+	broker->connect_own = plan->broker_connect_own;
 }
 
 /* A supervised run: the supervisor's state, and the child's link to it. */

@@ -1091,7 +1091,7 @@ static int start_opener(struct lr_broker *b)
 		if (lr_ll_restrict_self(b->ruleset, b->restrict_flags) < 0 ||
 		    lr_exec_close_fds(&keep, 1, &bad) < 0 ||
 		    fcntl(keep, F_SETFD, FD_CLOEXEC) < 0 ||
-		    lr_seccomp_load_broker(err, sizeof(err)) < 0)
+		    lr_seccomp_load_broker(false, err, sizeof(err)) < 0)
 			_exit(LR_EXIT_FAILURE);
 		opener_main(keep);
 	}
@@ -2402,6 +2402,87 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
  * can change afterwards.  Every other connect is Landlock's to judge
  * (--connect-tcp's ports, UNIX sockets), whatever its address is by then.
  */
+/*
+ * Without pidfd_getfd (Docker's and podman's default profiles refuse it
+ * without CAP_SYS_PTRACE), the broker cannot take the command's socket: it
+ * connects a TCP socket of its own, of that socket's family and with its
+ * file flags (O_NONBLOCK: EINPROGRESS, as the command expects), and puts it
+ * in its place, as dup2 would (SECCOMP_IOCTL_NOTIF_ADDFD).  What the command
+ * set on its socket before the connect (options, a bound address) is not
+ * carried over.  What it connects is still the proxy, at the address read
+ * once; a thread that swaps the descriptor meanwhile gets a connected socket
+ * where it had another.  A connect again of one it made (to learn how a
+ * non-blocking one ended) is EISCONN, not a new socket.
+ */
+static struct answer connect_own(struct call *c, int cfd, const struct sockaddr_storage *ss,
+				 socklen_t len)
+{
+	struct lr_broker *b = c->b;
+	pid_t tgid = tgid_of((pid_t)c->req->pid);
+	char path[64], what[24], proto[16], info[256], *flags;
+	struct stat st;
+	int family, fl = 0, sock, r, fd;
+	ssize_t n;
+
+	if (tgid <= 0)
+		return fail(ESRCH);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tgid, cfd);
+	if (stat(path, &st) < 0)
+		return fail(errno == ENOENT ? EBADF : ESRCH);
+	if (!S_ISSOCK(st.st_mode))
+		return cont(); /* the kernel's ENOTSOCK */
+	for (unsigned i = 0; i < sizeof(b->own_socks) / sizeof(*b->own_socks); i++)
+		if (b->own_socks[i] == (uint64_t)st.st_ino)
+			return fail(EISCONN);
+	/* "TCP", "TCPv6" (sockfs's xattr); another protocol: the kernel's */
+	n = getxattr(path, "system.sockprotoname", proto, sizeof(proto) - 1);
+	if (n <= 0)
+		return cont();
+	proto[n] = '\0';
+	if (!strcmp(proto, "TCP"))
+		family = AF_INET;
+	else if (!strcmp(proto, "TCPv6"))
+		family = AF_INET6;
+	else
+		return cont();
+	snprintf(what, sizeof(what), "fdinfo/%d", cfd);
+	if ((fd = proc_open(tgid, what, O_RDONLY)) < 0)
+		return fail(EBADF);
+	n = read(fd, info, sizeof(info) - 1);
+	close(fd);
+	if (n <= 0)
+		return fail(EBADF);
+	info[n] = '\0';
+	if (!(flags = strstr(info, "flags:")) || sscanf(flags + 6, "%o", (unsigned *)&fl) != 1)
+		return fail(EBADF);
+	sock = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (fl & O_NONBLOCK ? SOCK_NONBLOCK : 0), 0);
+	if (sock < 0)
+		return fail(errno);
+	r = connect(sock, (const struct sockaddr *)ss, len) < 0 ? -errno : 0;
+	if (r < 0 && r != -EINPROGRESS) {
+		close(sock);
+		return fail(-r); /* the command's socket stays as it was */
+	}
+	if (fstat(sock, &st) == 0)
+		b->own_socks[b->n_own_socks++ % (sizeof(b->own_socks) / sizeof(*b->own_socks))] =
+			(uint64_t)st.st_ino;
+	{
+		struct seccomp_notif_addfd add = {
+			.id = c->req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SETFD,
+			.srcfd = (__u32)sock,
+			.newfd = (__u32)cfd,
+			.newfd_flags = fl & O_CLOEXEC ? O_CLOEXEC : 0,
+		};
+
+		fd = ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	}
+	close(sock);
+	if (fd < 0)
+		return fail(ESRCH); /* the thread is gone, or was interrupted */
+	return result(r);
+}
+
 static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint64_t len)
 {
 	struct sockaddr_storage ss;
@@ -2424,6 +2505,8 @@ static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint6
 	if (port != c->b->egress_port || lr_egress_addr_from((struct sockaddr *)&ss, a16) < 0 ||
 	    memcmp(a16, lr_egress_loopback, sizeof(a16)) != 0)
 		return cont(); /* not the proxy: Landlock refuses its port */
+	if (c->b->connect_own)
+		return connect_own(c, sockfd, &ss, (socklen_t)len);
 	if ((sock = command_fd(c, sockfd)) < 0)
 		return fail(sock == -ESRCH ? ESRCH : EBADF);
 	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
@@ -2774,7 +2857,7 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
 		_exit(LR_EXIT_FAILURE);
 	}
-	if (lr_seccomp_load_broker(err, sizeof(err)) < 0) {
+	if (lr_seccomp_load_broker(b->egress_port && b->connect_own, err, sizeof(err)) < 0) {
 		dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
 		_exit(LR_EXIT_FAILURE);
 	}

@@ -8,6 +8,9 @@
  *                       profile refuses them (Docker's default errno)
  *   noseccomp           seccomp(2) fails with EPERM, prctl(PR_SET_SECCOMP)
  *                       still works: a profile without "seccomp"
+ *   nopidfd             pidfd_getfd(2) fails with EPERM, as Docker's and
+ *                       podman's default profiles refuse it without
+ *                       CAP_SYS_PTRACE
  *   abi=N               landlock_create_ruleset(VERSION) reports ABI N and
  *                       ERRATA reports none; every other call reaches the
  *                       real kernel, which then enforces exactly the (older)
@@ -73,7 +76,7 @@ static void exec_or_die(char **cmd)
 }
 
 /* enosys / eopnotsupp / eperm: the three Landlock syscalls fail with ERR;
- * noseccomp: seccomp(2) (FIRST = LAST = its number). */
+ * noseccomp, nopidfd: seccomp(2), pidfd_getfd(2) (FIRST = LAST = its number). */
 static void run_errno(int err, char **cmd, unsigned first, unsigned last)
 {
 	struct sock_filter f[] = {
@@ -245,7 +248,7 @@ int main(int argc, char **argv)
 	long abi;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|abi=N -- CMD "
+		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|nopidfd|abi=N -- CMD "
 				"[ARGS...]\n");
 		return FAIL;
 	}
@@ -257,6 +260,8 @@ int main(int argc, char **argv)
 		run_errno(EPERM, argv + 3, NR_CREATE_RULESET, NR_RESTRICT_SELF);
 	if (!strcmp(argv[1], "noseccomp"))
 		run_errno(EPERM, argv + 3, SYS_seccomp, SYS_seccomp);
+	if (!strcmp(argv[1], "nopidfd"))
+		run_errno(EPERM, argv + 3, SYS_pidfd_getfd, SYS_pidfd_getfd);
 	if (strncmp(argv[1], "abi=", 4) == 0) {
 		errno = 0;
 		abi = strtol(argv[1] + 4, &end, 10);
