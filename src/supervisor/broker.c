@@ -1977,7 +1977,7 @@ out:
 	return a;
 }
 
-static int command_fd(const struct call *c, int cfd);
+static int command_file(const struct call *c, int cfd, bool *byfd);
 static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
 			struct stat *st);
 static int own_fd_link(const struct call *c, const char *path);
@@ -1993,7 +1993,8 @@ static struct answer link_fd(struct call *c, int cfd, struct place *to, bool emp
 	struct answer a;
 	const char *why;
 	struct stat st;
-	int fd = command_fd(c, cfd), r;
+	bool byfd;
+	int fd = command_file(c, cfd, &byfd), r;
 
 	if (fd < 0)
 		return fd == -EBADF ? fail(EBADF) : cont();
@@ -2190,6 +2191,33 @@ static int command_fd(const struct call *c, int cfd)
 	return fd;
 }
 
+/* The command's file at CFD (a chmod's, an xattr's): command_fd's
+ * descriptor (*BYFD true), or, where pidfd_getfd is refused (Docker's and
+ * podman's default profiles without CAP_SYS_PTRACE), its /proc link opened
+ * O_PATH (*BYFD false): the same file, which the broker then finds beneath
+ * a root or not, as any.  -errno. */
+static int command_file(const struct call *c, int cfd, bool *byfd)
+{
+	char path[64];
+	pid_t tgid;
+	int fd = command_fd(c, cfd);
+
+	*byfd = true;
+	if (fd != -EPERM && fd != -ENOSYS)
+		return fd;
+	if ((tgid = tgid_of((pid_t)c->req->pid)) <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tgid, cfd);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	if (!still_valid(c)) {
+		close(fd);
+		return -ESRCH;
+	}
+	*byfd = false;
+	return fd;
+}
+
 /* PATH as the caller's own descriptor link (/proc/self/fd/N, its
  * thread-self or its pid's): N, -ENOENT if it is none, or -EPERM for
  * another process's. */
@@ -2229,19 +2257,20 @@ static int own_fd_link(const struct call *c, const char *path)
 static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bool empty)
 {
 	char path[PATH_MAX];
+	bool byfd;
 	int base, fd, r;
 
 	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
 		return r;
 	if (!path[0] && empty)
 		return dirfd == AT_FDCWD ? proc_open((pid_t)c->req->pid, "cwd", O_PATH)
-					 : command_fd(c, dirfd);
+					 : command_file(c, dirfd, &byfd);
 	if (!path[0])
 		return -ENOENT;
 	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
 	 * descriptor, then chmod of its /proc/self/fd link */
 	if ((r = own_fd_link(c, path)) != -ENOENT)
-		return r >= 0 ? command_fd(c, r) : r;
+		return r >= 0 ? command_file(c, r, &byfd) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -2340,11 +2369,12 @@ static struct answer do_change_fd(struct call *c, int cfd, enum change_kind kind
 				  uint64_t b)
 {
 	struct answer ans;
-	int fd = command_fd(c, cfd);
+	bool byfd;
+	int fd = command_file(c, cfd, &byfd);
 
 	if (fd < 0)
 		return fail(fd == -EBADF ? EBADF : EPERM);
-	ans = change(c, fd, kind, a, b, NULL, true);
+	ans = change(c, fd, kind, a, b, NULL, byfd);
 	close(fd);
 	return ans;
 }
@@ -2358,6 +2388,7 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 	struct xattr_change x = { .value = value };
 	uint64_t name = args[1];
 	struct answer ans;
+	bool byfd;
 	int fd, r;
 
 	if ((r = read_string(c, name, x.name, sizeof(x.name))) < 0)
@@ -2374,7 +2405,7 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 		if (x.size && read_bytes(c, args[2], value, x.size) < 0)
 			return fail(EFAULT);
 	}
-	fd = cfd >= 0 ? command_fd(c, cfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
+	fd = cfd >= 0 ? command_file(c, cfd, &byfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
 	if (fd < 0)
 		return fail(fd == -EFAULT || fd == -ENOENT || fd == -ENOTDIR || fd == -EBADF ||
 					    fd == -ENAMETOOLONG
