@@ -556,6 +556,17 @@ else
 	else
 		skip "--allow-domain under podman's profile: no $PROFILE to start from"
 	fi
+	# uid 0's fchmod of a descriptor is the broker's too, which has no
+	# pidfd_getfd here either: it opens the descriptor's /proc link
+	FCHMOD='import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY | os.O_CREAT, 0o644); os.fchmod(fd, 0o644); print("fchmod ok")'
+	OUT=$(docker run --rm --user 0 --entrypoint landrun $EIMG --profile base --rw /work -- \
+		python3 -c "$FCHMOD" /work/f 2>&1); RC=$?
+	expect_out "as root: fchmod of a descriptor inside the writable grant (the broker's, without pidfd_getfd)" 0 '^fchmod ok$'
+	OUT=$(docker run --rm --user 0 --entrypoint landrun $EIMG --profile base --rw /work -- \
+		python3 -c "$FCHMOD" /etc/passwd 2>&1); RC=$?
+	expect_out "as root: fchmod of a descriptor outside it is denied" 1 'PermissionError'
+	OUT=$(docker run --rm --user 0 --entrypoint python3 $EIMG -c "$FCHMOD" /etc/passwd 2>&1); RC=$?
+	expect_out "control: the same fchmod without landrun" 0 '^fchmod ok$'
 fi
 
 # --- an interactive shell: docker run -it, in tmux -----------------------------------------
