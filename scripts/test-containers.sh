@@ -7,9 +7,11 @@
 # denied, landrun's seccomp filter on top of the engine's), exit statuses,
 # --timeout, `docker stop` (time, status, the audit log's end record),
 # zombies, the audit log on a volume, --read-only, another --user, and an
-# interactive shell with -it (in tmux, its screen read with capture-pane).
-# Every check that shows a protection has a control beside it: the same
-# thing done without landrun succeeds.
+# interactive shell with -it (in tmux, its screen read with capture-pane);
+# --allow-domain through its proxy under Docker's and podman's default
+# seccomp profiles (and one without user namespaces), against servers of the
+# container's own.  Every check that shows a protection has a control beside
+# it: the same thing done without landrun succeeds.
 #
 # No registry is reachable: the base image is made from Debian's archive
 # (the one apt uses) with mmdebstrap and imported as debian:12 and
@@ -350,6 +352,8 @@ def variant(name, drop, errno=None):
 landlock = {"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"}
 variant("nolandlock-eperm", landlock, 1)
 variant("noseccomp", {"seccomp"})
+# no user namespace: unshare refused (ENOSYS, the profile's default errno)
+variant("nouserns", {"unshare"})
 PY
 then
 	SO="--security-opt seccomp"
@@ -372,14 +376,197 @@ fi
 if [ -d /etc/ssl/certs ] && [ -d /usr/share/ca-certificates ]; then
 	H=(-v /etc/ssl/certs:/etc/ssl/certs:ro -v /usr/share/ca-certificates:/usr/share/ca-certificates:ro
 	   -e HOME=/work/home --entrypoint landrun $IMG --profile opencode --mkdir /work/home --rw /work)
-	OUT=$(docker run --rm "${H[@]}" -- true 2>&1); RC=$?
-	expect_out "--profile opencode under the engine's profile: refused, net.egress-domains needs a user namespace" \
-		125 'cannot enforce net.egress-domains.*needs a network namespace'
-	OUT=$(docker run --rm "${H[@]}" --on-unsupported=warn -- sh -c 'echo ran' 2>&1); RC=$?
-	expect_out "--profile opencode --on-unsupported=warn: runs, in the weaker mode, and says so" \
-		0 'not enforced: net.egress-domains'
+	# no user namespace, no pidfd_getfd: the broker connects a socket of
+	# its own to the proxy, and nothing is lost (its default is error)
+	OUT=$(docker run --rm "${H[@]}" -- sh -c 'echo ran' 2>&1); RC=$?
+	expect_out "--profile opencode under the engine's profile: runs (net.egress-domains is the broker's)" \
+		0 '^ran$'
+	OUT=$(docker run --rm "${H[@]}" --explain 2>&1); RC=$?
+	expect_out "--profile opencode --explain: mode loopback, brokered" 0 'mode loopback, brokered: '
 else
 	skip "a harness profile in the image: no /etc/ssl/certs on this machine to lend it"
+fi
+
+# --- --allow-domain inside the container: the proxy, judged by local servers ---------------
+# No network but Debian's archive: the servers are the container's own, on
+# its 127.0.0.1 (allowed.test and forbidden.test mapped there by --add-host;
+# the proxy refuses a name on a loopback address unless the address is listed
+# too, which A does for allowed.test's), HTTP on 8080 (allowed) and 8081 (not),
+# HTTPS on 8443 (allowed, intercepted: --secret-header) under a test CA that
+# landrun's helper trusts by SSL_CERT_FILE.  Each logs what reaches it, so a
+# refusal is "refused AND the server saw nothing", beside a control: the same
+# request made without landrun reaches it.  One container run per engine
+# profile; the image is the example's with python3, curl and openssl.
+EG=$WORK/egress
+EIMG=landrun-example-egress
+documented "docker run --rm --entrypoint landrun landrun-example --profile base --allow-domain api.openai.com --on-unsupported=error --explain"
+expect_out "--allow-domain --on-unsupported=error --explain under the engine's profile: mode loopback, brokered" \
+	0 'mode loopback, brokered: '
+documented "docker run --rm --entrypoint landrun landrun-example --profile base --allow-domain api.openai.com --on-unsupported=error -- true"
+expect_rc "--allow-domain --on-unsupported=error under the engine's profile: runs" 0
+egress_image() {
+	docker build -t $EIMG - >"$WORK/egress-build.log" 2>&1 <<-EOF
+		FROM $IMG
+		USER 0
+		RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		        --no-install-recommends python3 curl && rm -rf /var/lib/apt/lists/*
+		USER 65534:65534
+	EOF
+}
+egress_files() {
+	rm -rf "$EG" && mkdir -p "$EG" || return 1
+	# the test CA, and the certificate of allowed.test
+	{ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-subj /CN=landrun-test-ca -addext basicConstraints=critical,CA:TRUE \
+		-addext keyUsage=critical,keyCertSign -keyout "$EG/ca.key" -out "$EG/ca.pem" &&
+	  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=allowed.test \
+		-keyout "$EG/key.pem" -out "$EG/csr.pem" &&
+	  printf 'subjectAltName=DNS:allowed.test\nextendedKeyUsage=serverAuth\n' >"$EG/ext" &&
+	  openssl x509 -req -in "$EG/csr.pem" -CA "$EG/ca.pem" -CAkey "$EG/ca.key" \
+		-CAcreateserial -days 2 -extfile "$EG/ext" -out "$EG/cert.pem"; } >"$EG/openssl.log" 2>&1 ||
+		return 1
+	chmod 644 "$EG"/*
+	cat >"$EG/servers.py" <<-'EOF'
+		import http.server, os, ssl, sys, threading
+		d = sys.argv[1]
+		class H(http.server.BaseHTTPRequestHandler):
+		    def do_GET(self):
+		        with open(os.path.join(d, self.server.tag + ".log"), "a") as f:
+		            f.write("GET %s host=%s auth=%s\n" % (self.path, self.headers.get("Host"),
+		                                                  self.headers.get("Authorization", "-")))
+		        body = ("served by %s %s\n" % (self.server.tag, self.path)).encode()
+		        self.send_response(200)
+		        self.send_header("Content-Length", str(len(body)))
+		        self.send_header("Connection", "close")
+		        self.end_headers()
+		        self.wfile.write(body)
+		    def log_message(self, *args):
+		        pass
+		def serve(tag, port, tls):
+		    s = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
+		    s.tag = tag
+		    open(os.path.join(d, tag + ".log"), "a").close()
+		    if tls:
+		        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+		        ctx.load_cert_chain("/t/cert.pem", "/t/key.pem")
+		        s.socket = ctx.wrap_socket(s.socket, server_side=True)
+		    threading.Thread(target=s.serve_forever, daemon=True).start()
+		serve("allowed", 8080, False)
+		serve("forbidden", 8081, False)
+		serve("allowed_tls", 8443, True)
+		open(os.path.join(d, "ready"), "w").close()
+		threading.Event().wait(300)
+	EOF
+	# inside, as the image's user: KEY=VALUE lines for the checks below
+	cat >"$EG/case.sh" <<-'EOF'
+		T=$(mktemp -d) && cd "$T" || exit 1
+		python3 /t/servers.py "$T" >servers.out 2>&1 &
+		for _ in $(seq 600); do [ -e ready ] && break; sleep 0.05; done
+		[ -e ready ] || { echo "servers=none $(tr '\n' ' ' <servers.out)"; exit 0; }
+		echo servers=up
+		A=(--profile base --on-unsupported=error --allow-domain allowed.test:8080,127.0.0.1:8080)
+		seen() { echo "$1_seen=$(grep -c "GET $2 " "$3.log")"; }
+		landrun "${A[@]}" --explain >explain 2>&1
+		echo "explain_rc=$? explain_mode=$(sed -n '/^egress:/{n;p}' explain)"
+		landrun "${A[@]}" -- curl -sS -m 10 http://allowed.test:8080/through-proxy >out 2>err
+		echo "allowed_rc=$? allowed_body=$(cat out) $(tr '\n' ' ' <err)"
+		seen allowed /through-proxy allowed
+		landrun "${A[@]}" -- curl -sS -m 10 -o /dev/null -w '%{http_code}' \
+			http://forbidden.test:8081/refused >out 2>err
+		echo "forbidden_rc=$? forbidden_code=$(cat out) $(tr '\n' ' ' <err)"
+		seen forbidden /refused forbidden
+		curl -sS -m 10 --noproxy '*' http://forbidden.test:8081/control >out 2>&1
+		echo "forbidden_control_rc=$? forbidden_control_body=$(cat out)"
+		seen forbidden_control /control forbidden
+		landrun "${A[@]}" -- curl -sS -m 10 --noproxy '*' http://allowed.test:8080/direct >out 2>&1
+		echo "direct_rc=$? direct_out=$(grep -m1 '^curl' out)"
+		seen direct /direct allowed
+		curl -sS -m 10 --noproxy '*' http://allowed.test:8080/direct-control >out 2>&1
+		echo "direct_control_rc=$? direct_control_body=$(cat out)"
+		seen direct_control /direct-control allowed
+		# the key outside: the command holds the placeholder, the server
+		# gets the real header, set by the proxy that ends the TLS
+		KEY=sk-test-4f1d9c SSL_CERT_FILE=/t/ca.pem landrun "${A[@]}" \
+			--allow-domain 127.0.0.1:8443 --env KEY \
+			--secret-header 'allowed.test:8443=Authorization: Bearer ${KEY}' -- \
+			sh -c 'echo "env_has_key=$(env | grep -c sk-test-4f1d9c) env_key=$KEY"
+				exec curl -sS -m 10 https://allowed.test:8443/secret' >out 2>err
+		echo "secret_rc=$? $(head -1 out) secret_body=$(sed 1d out) $(tr '\n' ' ' <err)"
+		echo "secret_auth=$(sed -n 's|^GET /secret .*auth=||p' allowed_tls.log)"
+	EOF
+}
+# egress_case LABEL MODE-REGEX NOT-REGEX RUN-ARGS...: the checks of one engine profile
+egress_case() {
+	local label=$1 mode=$2 notmode=$3
+	shift 3
+	OUT=$(docker run --rm "$@" --add-host allowed.test:127.0.0.1 --add-host forbidden.test:127.0.0.1 \
+		-v "$EG:/t:ro" --entrypoint bash $EIMG /t/case.sh 2>&1)
+	printf '%s\n' "$OUT" >"$WORK/egress-${label//[^a-z]/_}.out"
+	v() { sed -n "s/^.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$OUT" | head -1; }
+	if [ "$(v servers)" != up ]; then
+		not_ok "$label: the servers in the container did not start: $(oneline <<<"$OUT")"
+		return
+	fi
+	local m
+	m=$(sed -n 's/^.*explain_mode=//p' <<<"$OUT")
+	if [ "$(v explain_rc)" = 0 ] && grep -Eq "$mode" <<<"$m" && { [ -z "$notmode" ] || ! grep -Eq "$notmode" <<<"$m"; }; then
+		ok "$label: --allow-domain --on-unsupported=error --explain -> 0: $(cut -c3-120 <<<"$m")"
+	else
+		not_ok "$label: --explain -> $(v explain_rc), not 0 /$mode/: $m"
+	fi
+	grep -q '^allowed_rc=0 allowed_body=served by allowed /through-proxy' <<<"$OUT" && [ "$(v allowed_seen)" = 1 ] &&
+		ok "$label: an allowed name through the proxy gets the served body (the server saw it)" ||
+		not_ok "$label: allowed: $(grep '^allowed_' <<<"$OUT" | oneline)"
+	[ "$(v forbidden_code)" = 403 ] && [ "$(v forbidden_seen)" = 0 ] &&
+		ok "$label: a name not allowed: the proxy's 403, the server saw nothing" ||
+		not_ok "$label: not allowed: $(grep '^forbidden_' <<<"$OUT" | oneline)"
+	[ "$(v forbidden_control_rc)" = 0 ] && [ "$(v forbidden_control_seen)" = 1 ] &&
+		ok "control: $label: the same server, asked without landrun, answers" ||
+		not_ok "control: $label: the not-allowed server without landrun: $(grep '^forbidden_control' <<<"$OUT" | oneline)"
+	[ "$(v direct_rc)" = 7 ] && [ "$(v direct_seen)" = 0 ] &&
+		ok "$label: a direct connect to the allowed server, bypassing the proxy, fails: $(sed -n 's/^direct_rc=[0-9]* direct_out=//p' <<<"$OUT" | cut -c1-80)" ||
+		not_ok "$label: direct: $(grep '^direct_' <<<"$OUT" | oneline)"
+	[ "$(v direct_control_rc)" = 0 ] && [ "$(v direct_control_seen)" = 1 ] &&
+		ok "control: $label: the same direct connect without landrun reaches it" ||
+		not_ok "control: $label: direct without landrun: $(grep '^direct_control' <<<"$OUT" | oneline)"
+	if [ "$(v secret_rc)" = 0 ] && [ "$(v env_has_key)" = 0 ] && [ "$(v env_key)" = landrun-placeholder ] &&
+		grep -q 'secret_body=served by allowed_tls /secret' <<<"$OUT" &&
+		grep -qx 'secret_auth=Bearer sk-test-4f1d9c' <<<"$OUT"; then
+		ok "$label: --secret-header: the server got the real key, set by the proxy; the command's environment holds the placeholder"
+	else
+		not_ok "$label: --secret-header: $(grep -E '^(secret_|env_)' <<<"$OUT" | oneline)"
+	fi
+}
+if ! command -v openssl >/dev/null || ! egress_files; then
+	skip "--allow-domain in the container: no openssl here to make the test CA ($(tail -2 "$EG/openssl.log" 2>/dev/null | oneline))"
+elif ! egress_image; then
+	skip "--allow-domain in the container: python3 and curl could not be installed in the image (Debian's archive?): $(tail -3 "$WORK/egress-build.log" | oneline)"
+else
+	# no user namespace (unshare needs CAP_SYS_ADMIN) and no pidfd_getfd
+	# (CAP_SYS_PTRACE): the broker connects a socket of its own
+	egress_case "Docker's default profile" 'mode loopback, brokered: .*pidfd_getfd is refused here' ''
+	# pidfd_getfd: the broker connects the command's own socket
+	egress_case "Docker's default profile with CAP_SYS_PTRACE" 'mode loopback, brokered: ' \
+		'pidfd_getfd is refused' --cap-add SYS_PTRACE
+	if [ -r "$WORK/seccomp-nouserns.json" ]; then
+		# podman's allows unshare: a user and network namespace
+		egress_case "podman's default profile" '^  mode netns: ' '' --security-opt seccomp=$PROFILE
+		egress_case "podman's profile without unshare (no user namespaces)" 'mode loopback, brokered: ' \
+			'pidfd_getfd is refused' --security-opt seccomp=$WORK/seccomp-nouserns.json
+	else
+		skip "--allow-domain under podman's profile: no $PROFILE to start from"
+	fi
+	# uid 0's fchmod of a descriptor is the broker's too, which has no
+	# pidfd_getfd here either: it opens the descriptor's /proc link
+	FCHMOD='import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY | os.O_CREAT, 0o644); os.fchmod(fd, 0o644); print("fchmod ok")'
+	OUT=$(docker run --rm --user 0 --entrypoint landrun $EIMG --profile base --rw /work -- \
+		python3 -c "$FCHMOD" /work/f 2>&1); RC=$?
+	expect_out "as root: fchmod of a descriptor inside the writable grant (the broker's, without pidfd_getfd)" 0 '^fchmod ok$'
+	OUT=$(docker run --rm --user 0 --entrypoint landrun $EIMG --profile base --rw /work -- \
+		python3 -c "$FCHMOD" /etc/passwd 2>&1); RC=$?
+	expect_out "as root: fchmod of a descriptor outside it is denied" 1 'PermissionError'
+	OUT=$(docker run --rm --user 0 --entrypoint python3 $EIMG -c "$FCHMOD" /etc/passwd 2>&1); RC=$?
+	expect_out "control: the same fchmod without landrun" 0 '^fchmod ok$'
 fi
 
 # --- an interactive shell: docker run -it, in tmux -----------------------------------------

@@ -83,9 +83,9 @@ const struct sock_fprog *lr_seccomp_prebuilt_notify_for(bool fs, bool reads, boo
 	return progs[connect][metadata][reads];
 }
 
-const struct sock_fprog *lr_seccomp_prebuilt_broker(void)
+const struct sock_fprog *lr_seccomp_prebuilt_broker(bool tcp)
 {
-	return &lr_bpf_broker_prog;
+	return tcp ? &lr_bpf_broker_connect_prog : &lr_bpf_broker_prog;
 }
 
 int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, char *err,
@@ -110,9 +110,9 @@ int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, cha
 	return (int)fd;
 }
 
-int lr_seccomp_load_broker(char *err, size_t errlen)
+int lr_seccomp_load_broker(bool tcp, char *err, size_t errlen)
 {
-	return load(&lr_bpf_broker_prog, "broker's own filter", err, errlen);
+	return load(lr_seccomp_prebuilt_broker(tcp), "broker's own filter", err, errlen);
 }
 
 const struct sock_fprog *lr_seccomp_prebuilt_trace(void)

@@ -191,8 +191,13 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 		fprintf(out, "  mode loopback, brokered: no network namespace (%s): the proxy listens "
 			     "on the host's 127.0.0.1, landrun's broker makes the command's connects "
 			     "to it, and its port is not the command's: no other address on it is "
-			     "reachable\n",
-			strerror(plan->netns_errno));
+			     "reachable%s\n",
+			strerror(plan->netns_errno),
+			plan->broker_connect_own
+				? " (pidfd_getfd is refused here: a socket of the broker's, connected, "
+				  "takes the place of the command's, without the options set on it "
+				  "before the connect)"
+				: "");
 	} else {
 		fprintf(out, "  mode loopback: NO network namespace (%s): the proxy listens on the "
 			     "host's 127.0.0.1 and TCP connects are allowed to its port only, on ANY "

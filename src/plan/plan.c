@@ -81,7 +81,7 @@ static const struct {
 		"a network namespace: unprivileged user namespaces (user.max_user_namespaces > 0; "
 		"on Ubuntu, kernel.apparmor_restrict_unprivileged_userns=0) or CAP_SYS_ADMIN; or, "
 		"without one, the broker's connects: Landlock ABI 4 (Linux 6.7+), seccomp user "
-		"notification (Linux 5.14+), pidfd_getfd and kernel.yama.ptrace_scope 0 or 1" } },
+		"notification (Linux 5.14+) and kernel.yama.ptrace_scope 0 or 1" } },
 	[LR_PROT_SCOPE_ABSTRACT_UNIX] = { { "scope.abstract-unix",
 		"connecting to abstract UNIX sockets outside the sandbox is denied",
 		"Landlock ABI 6 (Linux 6.12+)" } },
@@ -197,11 +197,15 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	/* ... or, on the loopback, the broker makes the command's connects to
 	 * the proxy, and Landlock's TCP rules (which lack the proxy's port)
 	 * refuse any other address on that port; as the writable grants'
-	 * broker, it must read the caller's memory (Yama) */
+	 * broker, it must read the caller's memory (Yama).  It connects the
+	 * command's own socket, taken with pidfd_getfd; where a container
+	 * engine's profile refuses that, a socket of its own, put in its place
+	 * with SECCOMP_IOCTL_NOTIF_ADDFD (which seccomp_notify includes) */
 	plan->broker_connect = plan->egress == LR_EGRESS_LOOPBACK && ll_tcp &&
-			       features->seccomp_notify && features->pidfd_getfd &&
+			       features->seccomp_notify &&
 			       (features->ptrace_scope <= 0 ||
 				(features->ptrace_scope == 1 && !policy->report_denials));
+	plan->broker_connect_own = plan->broker_connect && !features->pidfd_getfd;
 	set_row(plan, LR_PROT_NET_EGRESS, egress,
 		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS
 		: plan->broker_connect		? LR_LAYER_BROKER

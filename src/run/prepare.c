@@ -266,6 +266,7 @@ void broker_served(struct lr_plan *plan, struct lr_broker *broker)
 		plan->rows[LR_PROT_FS_BROKER].requested = false;
 	}
 	broker->egress_port = plan->broker_connect ? plan->egress_port : 0;
+	broker->connect_own = plan->broker_connect_own;
 }
 
 void choose_brokered(const struct lr_policy *policy, struct lr_plan *plan,

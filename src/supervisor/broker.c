@@ -1281,7 +1281,7 @@ static int start_opener(struct lr_broker *b)
 		if (lr_ll_restrict_self(b->ruleset, b->restrict_flags) < 0 ||
 		    lr_exec_close_fds(&keep, 1, &bad) < 0 ||
 		    fcntl(keep, F_SETFD, FD_CLOEXEC) < 0 ||
-		    lr_seccomp_load_broker(err, sizeof(err)) < 0)
+		    lr_seccomp_load_broker(false, err, sizeof(err)) < 0)
 			_exit(LR_EXIT_FAILURE);
 		opener_main(keep);
 	}
@@ -2335,7 +2335,7 @@ out:
 	return a;
 }
 
-static int command_fd(const struct call *c, int cfd);
+static int command_file(const struct call *c, pid_t who, int cfd, bool *byfd);
 static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
 			struct stat *st);
 static int command_fd_of(const struct call *c, pid_t who, int cfd);
@@ -2352,7 +2352,8 @@ static struct answer link_fd(struct call *c, pid_t who, int cfd, struct place *t
 	struct answer a;
 	const char *why;
 	struct stat st;
-	int fd = command_fd_of(c, who, cfd), r;
+	bool byfd;
+	int fd = command_file(c, who, cfd, &byfd), r;
 
 	if (fd < 0)
 		return fd == -EBADF ? fail(EBADF) : cont();
@@ -2590,6 +2591,31 @@ static int command_fd(const struct call *c, int cfd)
 	return command_fd_of(c, (pid_t)c->req->pid, cfd);
 }
 
+/* The command's file at CFD in WHO's table (a chmod's, an xattr's):
+ * command_fd_of's descriptor (*BYFD true), or, where that is refused
+ * (pidfd_getfd, by Docker's and podman's default profiles without
+ * CAP_SYS_PTRACE) or cannot be proved the thread's own (before Linux 6.9),
+ * WHO's /proc link opened O_PATH (*BYFD false): the same file, which the
+ * broker then finds beneath a root or not, as any.  -errno. */
+static int command_file(const struct call *c, pid_t who, int cfd, bool *byfd)
+{
+	char path[64];
+	int fd = command_fd_of(c, who, cfd);
+
+	*byfd = true;
+	if (fd != -EPERM && fd != -ENOSYS)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)who, cfd);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	if (!still_valid(c)) {
+		close(fd);
+		return -ESRCH;
+	}
+	*byfd = false;
+	return fd;
+}
+
 /* PATH as the caller's own descriptor link (/proc/self/fd/N, its
  * thread-self or its pid's or thread id's): N, with *WHO the task whose
  * table the kernel reads it in (/proc/self and /proc/TGID: the thread
@@ -2637,6 +2663,7 @@ static int own_fd_link(const struct call *c, const char *path, pid_t *who)
 static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bool empty)
 {
 	char path[PATH_MAX];
+	bool byfd;
 	int base, fd, r;
 	pid_t who;
 
@@ -2644,13 +2671,13 @@ static int target_of(struct call *c, int dirfd, uint64_t addr, bool nofollow, bo
 		return r;
 	if (!path[0] && empty)
 		return dirfd == AT_FDCWD ? proc_open((pid_t)c->req->pid, "cwd", O_PATH)
-					 : command_fd(c, dirfd);
+					 : command_file(c, (pid_t)c->req->pid, dirfd, &byfd);
 	if (!path[0])
 		return -ENOENT;
 	/* libc's fchmodat(AT_SYMLINK_NOFOLLOW) before fchmodat2: an O_PATH
 	 * descriptor, then chmod of its /proc/self/fd link */
 	if ((r = own_fd_link(c, path, &who)) != -ENOENT)
-		return r >= 0 ? command_fd_of(c, who, r) : r;
+		return r >= 0 ? command_file(c, who, r, &byfd) : r;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return base;
 	fd = open2(base, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), RESOLVE_NO_MAGICLINKS);
@@ -2749,11 +2776,12 @@ static struct answer do_change_fd(struct call *c, int cfd, enum change_kind kind
 				  uint64_t b)
 {
 	struct answer ans;
-	int fd = command_fd(c, cfd);
+	bool byfd;
+	int fd = command_file(c, (pid_t)c->req->pid, cfd, &byfd);
 
 	if (fd < 0)
 		return fail(fd == -EBADF ? EBADF : EPERM);
-	ans = change(c, fd, kind, a, b, NULL, true);
+	ans = change(c, fd, kind, a, b, NULL, byfd);
 	close(fd);
 	return ans;
 }
@@ -2767,6 +2795,7 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 	struct xattr_change x = { .value = value };
 	uint64_t name = args[1];
 	struct answer ans;
+	bool byfd;
 	int fd, r;
 
 	if ((r = read_string(c, name, x.name, sizeof(x.name))) < 0)
@@ -2783,7 +2812,8 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
 		if (x.size && read_bytes(c, args[2], value, x.size) < 0)
 			return fail(EFAULT);
 	}
-	fd = cfd >= 0 ? command_fd(c, cfd) : target_of(c, AT_FDCWD, addr, nofollow, false);
+	fd = cfd >= 0 ? command_file(c, (pid_t)c->req->pid, cfd, &byfd)
+		      : target_of(c, AT_FDCWD, addr, nofollow, false);
 	if (fd < 0)
 		return fail(fd == -EFAULT || fd == -ENOENT || fd == -ENOTDIR || fd == -EBADF ||
 					    fd == -ENAMETOOLONG
@@ -2811,6 +2841,87 @@ static struct answer do_xattr(struct call *c, int cfd, uint64_t addr, bool nofol
  * can change afterwards.  Every other connect is Landlock's to judge
  * (--connect-tcp's ports, UNIX sockets), whatever its address is by then.
  */
+/*
+ * Without pidfd_getfd (Docker's and podman's default profiles refuse it
+ * without CAP_SYS_PTRACE), the broker cannot take the command's socket: it
+ * connects a TCP socket of its own, of that socket's family and with its
+ * file flags (O_NONBLOCK: EINPROGRESS, as the command expects), and puts it
+ * in its place, as dup2 would (SECCOMP_IOCTL_NOTIF_ADDFD).  What the command
+ * set on its socket before the connect (options, a bound address) is not
+ * carried over.  What it connects is still the proxy, at the address read
+ * once; a thread that swaps the descriptor meanwhile gets a connected socket
+ * where it had another.  A connect again of one it made (to learn how a
+ * non-blocking one ended) is EISCONN, not a new socket.
+ */
+static struct answer connect_own(struct call *c, int cfd, const struct sockaddr_storage *ss,
+				 socklen_t len)
+{
+	struct lr_broker *b = c->b;
+	pid_t tgid = tgid_of((pid_t)c->req->pid);
+	char path[64], what[24], proto[16], info[256], *flags;
+	struct stat st;
+	int family, fl = 0, sock, r, fd;
+	ssize_t n;
+
+	if (tgid <= 0)
+		return fail(ESRCH);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tgid, cfd);
+	if (stat(path, &st) < 0)
+		return fail(errno == ENOENT ? EBADF : ESRCH);
+	if (!S_ISSOCK(st.st_mode))
+		return cont(); /* the kernel's ENOTSOCK */
+	for (unsigned i = 0; i < sizeof(b->own_socks) / sizeof(*b->own_socks); i++)
+		if (b->own_socks[i] == (uint64_t)st.st_ino)
+			return fail(EISCONN);
+	/* "TCP", "TCPv6" (sockfs's xattr); another protocol: the kernel's */
+	n = getxattr(path, "system.sockprotoname", proto, sizeof(proto) - 1);
+	if (n <= 0)
+		return cont();
+	proto[n] = '\0';
+	if (!strcmp(proto, "TCP"))
+		family = AF_INET;
+	else if (!strcmp(proto, "TCPv6"))
+		family = AF_INET6;
+	else
+		return cont();
+	snprintf(what, sizeof(what), "fdinfo/%d", cfd);
+	if ((fd = proc_open(tgid, what, O_RDONLY)) < 0)
+		return fail(EBADF);
+	n = read(fd, info, sizeof(info) - 1);
+	close(fd);
+	if (n <= 0)
+		return fail(EBADF);
+	info[n] = '\0';
+	if (!(flags = strstr(info, "flags:")) || sscanf(flags + 6, "%o", (unsigned *)&fl) != 1)
+		return fail(EBADF);
+	sock = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (fl & O_NONBLOCK ? SOCK_NONBLOCK : 0), 0);
+	if (sock < 0)
+		return fail(errno);
+	r = connect(sock, (const struct sockaddr *)ss, len) < 0 ? -errno : 0;
+	if (r < 0 && r != -EINPROGRESS) {
+		close(sock);
+		return fail(-r); /* the command's socket stays as it was */
+	}
+	if (fstat(sock, &st) == 0)
+		b->own_socks[b->n_own_socks++ % (sizeof(b->own_socks) / sizeof(*b->own_socks))] =
+			(uint64_t)st.st_ino;
+	{
+		struct seccomp_notif_addfd add = {
+			.id = c->req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SETFD,
+			.srcfd = (__u32)sock,
+			.newfd = (__u32)cfd,
+			.newfd_flags = fl & O_CLOEXEC ? O_CLOEXEC : 0,
+		};
+
+		fd = ioctl(b->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	}
+	close(sock);
+	if (fd < 0)
+		return fail(ESRCH); /* the thread is gone, or was interrupted */
+	return result(r);
+}
+
 static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint64_t len)
 {
 	struct sockaddr_storage ss;
@@ -2833,6 +2944,8 @@ static struct answer do_connect(struct call *c, int sockfd, uint64_t addr, uint6
 	if (port != c->b->egress_port || lr_egress_addr_from((struct sockaddr *)&ss, a16) < 0 ||
 	    memcmp(a16, lr_egress_loopback, sizeof(a16)) != 0)
 		return cont(); /* not the proxy: Landlock refuses its port */
+	if (c->b->connect_own)
+		return connect_own(c, sockfd, &ss, (socklen_t)len);
 	if ((sock = command_fd(c, sockfd)) < 0)
 		return sock == -ENOSYS ? cont() : fail(sock == -ESRCH ? ESRCH : EBADF);
 	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
@@ -3186,7 +3299,7 @@ static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
 		_exit(LR_EXIT_FAILURE);
 	}
-	if (lr_seccomp_load_broker(err, sizeof(err)) < 0 ||
+	if (lr_seccomp_load_broker(b->egress_port && b->connect_own, err, sizeof(err)) < 0 ||
 	    (lr_seccomp_witness_check() < 0 &&
 	     snprintf(err, sizeof(err), "witness: unshare(0) was not denied: its seccomp filter "
 					"is not in force") > 0)) {

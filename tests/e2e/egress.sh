@@ -4,7 +4,7 @@
 # End-to-end tests of --allow-domain: the command's only way out is landrun's
 # proxy, which reaches the allowed names and nothing else.  TAP output.
 #
-#   egress.sh LANDRUN LR_NET LR_TRY FAKE_MODEL HARNESS_LIB [--as-nobody]
+#   egress.sh LANDRUN LR_NET LR_TRY FAKE_MODEL HARNESS_LIB LR_FAKEABI [--as-nobody]
 #
 # Offline.  The test runs in a network and mount namespace of its own (made
 # here, as root: the product never uses a mount namespace), where the loopback
@@ -86,9 +86,9 @@ if [ "${1:-}" != --body ]; then
 	oc=$(lr_opencode_bin "$LR_CACHE/opencode-ai" 2>/dev/null) && E2E_LINK+=" opencode=$oc"
 	export E2E_LINK
 fi
-e2e_start --grants-only --env-i egress landrun lr-net lr-try fake_model.py harness-lib.sh -- "$@"
+e2e_start --grants-only --env-i egress landrun lr-net lr-try fake_model.py harness-lib.sh lr-fakeabi -- "$@"
 
-LANDRUN=$BIN/landrun NET=$BIN/lr-net TRY=$BIN/lr-try
+LANDRUN=$BIN/landrun NET=$BIN/lr-net TRY=$BIN/lr-try FAKE=$BIN/lr-fakeabi
 W=$TMP/t/work
 mkdir -p "$W" || exit 1
 PYTHON=/usr/bin/python3
@@ -1361,6 +1361,61 @@ elif [ "$ABI" -ge 4 ]; then
 		tap_ok "no user namespaces: an address rewritten during connect never reaches 11.2.2.2 ($(cat "$W/out"))"
 	else
 		tap_not_ok "no user namespaces: an address rewritten during connect never reaches 11.2.2.2 (rc $RC: $(cat "$W/out" "$W/err" | head -3))"
+	fi
+
+	# and pidfd_getfd refused too, as Docker's and podman's default
+	# profiles do without CAP_SYS_PTRACE (lr-fakeabi nopidfd): the broker
+	# connects a socket of its own and puts it in the command's place
+	NP=("$FAKE" nopidfd -- "$LANDRUN" "${G[@]}" --on-unsupported=error "${A[@]}")
+	no_userns "${NP[@]}" --explain -- /bin/true
+	expect "no user namespaces, no pidfd_getfd: --explain" 0
+	assert "... says the broker connects a socket of its own" \
+		out_has "mode loopback, brokered: .*pidfd_getfd is refused here"
+	mark allowed
+	no_userns "${NP[@]}" -- curl -sS -m 10 http://allowed.test:8080/own-socket
+	expect "no user namespaces, no pidfd_getfd, --on-unsupported=error: curl (a non-blocking connect) through the proxy" 0
+	assert "... the allowed server answered" out_has "path=/own-socket"
+	saw "no pidfd_getfd: allowed" allowed
+	mark allowed
+	no_userns "${NP[@]}" -- "$PYTHON" -c 'import socket, os, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+s.connect(("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])))
+s.sendall(b"GET http://allowed.test:8080/blocking HTTP/1.1\r\nHost: allowed.test:8080\r\n\r\n")
+print(s.recv(4096).decode().split("\r\n")[0], s.getpeername()[0])'
+	expect "no user namespaces, no pidfd_getfd: a blocking connect to the proxy" 0
+	assert "... answered through it, from the proxy's address" out_has "^HTTP/1.1 200 OK 127.0.0.1$"
+	saw "no pidfd_getfd: allowed (blocking)" allowed
+	# non-blocking, and connect called again to learn how it ended (the
+	# socket in place is the broker's: that one, not a new one)
+	mark allowed
+	no_userns "${NP[@]}" -- "$PYTHON" -c 'import socket, os, select
+a = ("127.0.0.1", int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1]))
+s = socket.socket(); s.setblocking(False)
+first = s.connect_ex(a); select.select([], [s], [], 10); again = s.connect_ex(a)
+s.setblocking(True)
+s.sendall(b"GET http://allowed.test:8080/again HTTP/1.1\r\nHost: allowed.test:8080\r\n\r\n")
+print(os.strerror(first), os.strerror(again), s.recv(4096).decode().split("\r\n")[0])'
+	expect "no user namespaces, no pidfd_getfd: a non-blocking connect, and connect again" 0
+	assert "... EINPROGRESS or done, then connected, and answered through it" \
+		out_has "^[A-Za-z ]* \(Transport endpoint is already connected\|Success\) HTTP/1.1 200 OK$"
+	saw "no pidfd_getfd: allowed (connect again)" allowed
+	mark forbidden
+	no_userns "${NP[@]}" -- "$PYTHON" "$W/ro/client.py" connect forbidden.test:8080
+	assert "no user namespaces, no pidfd_getfd: CONNECT forbidden.test refused (403)" out_has "STATUS 403"
+	saw_nothing "no pidfd_getfd: forbidden" forbidden
+	mark allowed
+	no_userns "${NP[@]}" -- "$NET" tcp-connect 11.1.1.1 8080
+	expect "no user namespaces, no pidfd_getfd: direct TCP to 11.1.1.1:8080 (EACCES)" 13
+	saw_nothing "no pidfd_getfd: direct" allowed
+	no_userns "${NP[@]}" -- /bin/sh -c \
+		'p=${HTTPS_PROXY##*:}; exec "$1" tcp-connect 127.0.0.2 "$p"' sh "$NET"
+	expect "no user namespaces, no pidfd_getfd: the proxy's port on 127.0.0.2 is denied (EACCES)" 13
+	no_userns "${NP[@]}" -- /bin/sh -c \
+		'p=${HTTPS_PROXY##*:}; exec "$1" connect-race 127.0.0.1 11.2.2.2 "$p" 1000' sh "$NET"
+	if [ "$RC" = 0 ] && grep -Eq '^good=[1-9][0-9]* refused=[1-9][0-9]* other=0$' "$W/out"; then
+		tap_ok "no user namespaces, no pidfd_getfd: an address rewritten during connect never reaches 11.2.2.2 ($(cat "$W/out"))"
+	else
+		tap_not_ok "no user namespaces, no pidfd_getfd: an address rewritten during connect never reaches 11.2.2.2 (rc $RC: $(cat "$W/out" "$W/err" | head -3))"
 	fi
 else
 	expect "no user namespaces: --explain=json" 0

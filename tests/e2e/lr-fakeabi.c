@@ -11,6 +11,9 @@
  *   lying-restrict      landlock_restrict_self returns 0 and does nothing
  *   lying-seccomp       seccomp(2) returns 0 and loads nothing: filters
  *                       that lie, which only a witness can tell
+ *   nopidfd             pidfd_getfd(2) fails with EPERM, as Docker's and
+ *                       podman's default profiles refuse it without
+ *                       CAP_SYS_PTRACE
  *   abi=N               landlock_create_ruleset(VERSION) reports ABI N and
  *                       ERRATA reports none; every other call reaches the
  *                       real kernel, which then enforces exactly the (older)
@@ -76,8 +79,8 @@ static void exec_or_die(char **cmd)
 }
 
 /* enosys / eopnotsupp / eperm: the three Landlock syscalls fail with ERR;
- * noseccomp: seccomp(2) (FIRST = LAST = its number); ERR 0: the call
- * "succeeds" without being made. */
+ * noseccomp, nopidfd: seccomp(2), pidfd_getfd(2) (FIRST = LAST = its
+ * number); ERR 0: the call "succeeds" without being made. */
 static void run_errno(int err, char **cmd, unsigned first, unsigned last)
 {
 	struct sock_filter f[] = {
@@ -249,8 +252,8 @@ int main(int argc, char **argv)
 	long abi;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|lying-restrict|"
-				"lying-seccomp|abi=N -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: lr-fakeabi enosys|eopnotsupp|eperm|noseccomp|nopidfd|"
+				"lying-restrict|lying-seccomp|abi=N -- CMD [ARGS...]\n");
 		return FAIL;
 	}
 	if (!strcmp(argv[1], "enosys"))
@@ -265,6 +268,8 @@ int main(int argc, char **argv)
 		run_errno(0, argv + 3, NR_RESTRICT_SELF, NR_RESTRICT_SELF);
 	if (!strcmp(argv[1], "lying-seccomp"))
 		run_errno(0, argv + 3, SYS_seccomp, SYS_seccomp);
+	if (!strcmp(argv[1], "nopidfd"))
+		run_errno(EPERM, argv + 3, SYS_pidfd_getfd, SYS_pidfd_getfd);
 	if (strncmp(argv[1], "abi=", 4) == 0) {
 		errno = 0;
 		abi = strtol(argv[1] + 4, &end, 10);

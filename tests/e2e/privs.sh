@@ -4,7 +4,7 @@
 # Privileges: what a command started as root can do to the files around it,
 # and --user.  TAP output.
 #
-#   privs.sh LANDRUN LR_TRY [--as-nobody]
+#   privs.sh LANDRUN LR_TRY LR_FAKEABI [--as-nobody]
 #
 # As root, the command keeps uid 0 with empty capability sets, and uid 0
 # owns the system's files: chmod, chown and the xattr calls need no Landlock
@@ -17,10 +17,11 @@
 set -u
 
 . "$(dirname "$0")/lib.sh" || exit 2
-e2e_start --grants-only privs landrun lr-try -- "$@"	# from here on, the body
+e2e_start --grants-only privs landrun lr-try lr-fakeabi -- "$@"	# from here on, the body
 
 LANDRUN=$BIN/landrun
 TRY=$BIN/lr-try
+FAKE=$BIN/lr-fakeabi
 W=$TMP/t/.work-$$
 mkdir -p "$W" || exit 1
 UID_NOW=$(id -u)
@@ -137,6 +138,21 @@ t_root_metadata() {
 		lr --rw ws -- "$TRY" fchmod ws/s.sh 700
 		expect "root: fchmod of a descriptor inside the writable grant works" 0
 		assert "root: ws/s.sh has mode 700, seen outside" [ "$(stat -c %a ws/s.sh)" = 700 ]
+		# pidfd_getfd refused, as Docker's and podman's default profiles
+		# do without CAP_SYS_PTRACE: the broker opens the descriptor's
+		# /proc link instead, and judges the file all the same
+		NP=("$FAKE" nopidfd -- "$LANDRUN" --rox "$BIN" --ro "$F/outside" --rw ws --)
+		run "${NP[@]}" "$TRY" fchmod ws/s.sh 750
+		expect "root, no pidfd_getfd: fchmod of a descriptor inside the writable grant works" 0
+		assert "root, no pidfd_getfd: ws/s.sh has mode 750, seen outside" [ "$(stat -c %a ws/s.sh)" = 750 ]
+		run "${NP[@]}" "$TRY" fchmod ws/s.sh 4755
+		expect "root, no pidfd_getfd: fchmod to setuid inside the writable grant is denied" 1
+		before=$(meta outside/secret)
+		run "${NP[@]}" "$TRY" fchmod outside/secret 644
+		expect "root, no pidfd_getfd: fchmod of a descriptor outside the writable grant is denied" 1
+		assert "root, no pidfd_getfd: outside/secret unchanged, seen outside" \
+			[ "$(meta outside/secret)" = "$before" ]
+		chmod 700 ws/s.sh
 		run "${GROUPS_[@]}" "$LANDRUN" --rox "$BIN" --rw ws -- "$TRY" chown ws/s.sh 0:65534
 		expect "root: chown to a group of its own inside the writable grant works" 0
 		assert "root: ws/s.sh has group 65534, seen outside" \

@@ -510,6 +510,7 @@ Test(plan_egress, brokered)
 
 	compute_with(4, 0, true, EGRESS | NONETNS | NOTIFY, &plan);
 	cr_expect(plan.broker_connect);
+	cr_expect_not(plan.broker_connect_own, "pidfd_getfd: the command's own socket");
 	cr_expect(plan.broker, "a broker for the connects, with no grant to broker");
 	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].layer, LR_LAYER_BROKER);
 	cr_expect_not(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
@@ -519,9 +520,14 @@ Test(plan_egress, brokered)
 	compute_with(3, 0, true, EGRESS | NONETNS | NOTIFY, &plan);
 	cr_expect_not(plan.broker_connect, "ABI 3: no TCP rule keeps the proxy's port from the command");
 	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
+	cr_expect_not(plan.broker_connect_own);
+	/* a container engine's profile refuses pidfd_getfd: the broker
+	 * connects a socket of its own, in the command's socket's place */
 	compute_with(7, 0, true, EGRESS | NONETNS | NOTIFY | NOGETFD, &plan);
-	cr_expect_not(plan.broker_connect, "no pidfd_getfd: the broker cannot take the socket");
-	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
+	cr_expect(plan.broker_connect, "no pidfd_getfd: the broker's own socket");
+	cr_expect(plan.broker_connect_own);
+	cr_expect_eq(plan.rows[LR_PROT_NET_EGRESS].layer, LR_LAYER_BROKER);
+	cr_expect_not(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));
 	compute_with(7, 0, true, EGRESS | NONETNS, &plan);
 	cr_expect_not(plan.broker_connect, "no user notification");
 	cr_expect(lr_plan_is_lost(&plan, LR_PROT_NET_EGRESS));

@@ -1583,7 +1583,8 @@ Test(seccomp_broker, filters)
 	static const struct {
 		int which;	/* 0 notify (reads), 1 notify (writes), 2 the broker's own,
 				 * 3 notify (writes, uid 0), 4 uid 0's own with the broker,
-				 * 5 without */
+				 * 5 without, 6 the broker's that connects sockets of its
+				 * own to the proxy */
 		const char *name;
 		uint64_t args[6];
 		uint32_t want;
@@ -1608,6 +1609,14 @@ Test(seccomp_broker, filters)
 		{ 2, "socket", { AF_UNIX, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
 		{ 2, "mkdirat", { 0 }, SECCOMP_RET_ALLOW },
 		{ 2, "openat2", { 0 }, SECCOMP_RET_ALLOW },
+		/* without pidfd_getfd, the broker makes the TCP socket it
+		 * connects to the proxy for the command: TCP, and no more */
+		{ 6, "socket", { AF_INET, SOCK_STREAM | SOCK_CLOEXEC }, SECCOMP_RET_ALLOW },
+		{ 6, "socket", { AF_INET6, SOCK_STREAM | SOCK_NONBLOCK }, SECCOMP_RET_ALLOW },
+		{ 6, "socket", { AF_INET, SOCK_DGRAM }, SECCOMP_RET_ERRNO | EPROTONOSUPPORT },
+		{ 6, "socket", { AF_UNIX, SOCK_STREAM }, SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+		{ 6, "execve", { 0 }, SECCOMP_RET_ERRNO | EPERM },
+		{ 6, "pidfd_getfd", { 0 }, SECCOMP_RET_ALLOW },
 		/* a UNIX socket bound beneath a root: the broker binds the
 		 * command's own socket, which it takes by pidfd */
 		{ 0, "bind", { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF },
@@ -1642,9 +1651,10 @@ Test(seccomp_broker, filters)
 	struct lr_plan root = { .seccomp = true, .deny_root_metadata = true };
 	const struct sock_fprog *progs[] = { lr_seccomp_prebuilt_notify(true, false),
 					     lr_seccomp_prebuilt_notify(false, false),
-					     lr_seccomp_prebuilt_broker(),
+					     lr_seccomp_prebuilt_broker(false),
 					     lr_seccomp_prebuilt_notify(false, true),
-					     lr_seccomp_prebuilt(&brokered), lr_seccomp_prebuilt(&root) };
+					     lr_seccomp_prebuilt(&brokered), lr_seccomp_prebuilt(&root),
+					     lr_seccomp_prebuilt_broker(true) };
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct seccomp_data d = { .arch = NATIVE_ARCH };
@@ -1667,7 +1677,7 @@ Test(seccomp_trace, prebuilt_equals_a_fresh_build)
 		lr_seccomp_build_trace, lr_seccomp_build_tracer, lr_seccomp_build_egress,
 		lr_seccomp_build_notify_reads, lr_seccomp_build_notify_writes,
 		lr_seccomp_build_notify_reads_root, lr_seccomp_build_notify_writes_root,
-		lr_seccomp_build_broker,
+		lr_seccomp_build_broker, lr_seccomp_build_broker_connect,
 	};
 	const struct sock_fprog *pre[] = { lr_seccomp_prebuilt_trace(), lr_seccomp_prebuilt_tracer(),
 					   lr_seccomp_prebuilt_egress(),
@@ -1675,7 +1685,8 @@ Test(seccomp_trace, prebuilt_equals_a_fresh_build)
 					   lr_seccomp_prebuilt_notify(false, false),
 					   lr_seccomp_prebuilt_notify(true, true),
 					   lr_seccomp_prebuilt_notify(false, true),
-					   lr_seccomp_prebuilt_broker() };
+					   lr_seccomp_prebuilt_broker(false),
+					   lr_seccomp_prebuilt_broker(true) };
 	char err[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(builds); i++) {

@@ -40,6 +40,7 @@ scmp_filter_ctx lr_seccomp_build_notify_reads_root_connect(char *err, size_t err
 scmp_filter_ctx lr_seccomp_build_notify_writes_root_connect(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_notify_connect(char *err, size_t errlen);
 scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen);
+scmp_filter_ctx lr_seccomp_build_broker_connect(char *err, size_t errlen);
 
 /* Load it into the calling thread.  0, or -errno with ERR. */
 int lr_seccomp_load(scmp_filter_ctx ctx, char *err, size_t errlen);

@@ -66,6 +66,7 @@ static int emit_others(FILE *out)
 		{ "lr_bpf_notify_writes_root_connect", lr_seccomp_build_notify_writes_root_connect },
 		{ "lr_bpf_notify_connect", lr_seccomp_build_notify_connect },
 		{ "lr_bpf_broker", lr_seccomp_build_broker },
+		{ "lr_bpf_broker_connect", lr_seccomp_build_broker_connect },
 	};
 	char err[512];
 	int max = 0;

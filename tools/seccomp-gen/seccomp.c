@@ -690,6 +690,21 @@ scmp_filter_ctx lr_seccomp_build_broker(char *err, size_t errlen)
 	return lr_seccomp_build(&plan, err, errlen);
 }
 
+scmp_filter_ctx lr_seccomp_build_broker_connect(char *err, size_t errlen)
+{
+	struct lr_plan plan;
+
+	/* the same, and TCP sockets: without pidfd_getfd the broker connects
+	 * one of its own to the proxy for the command (broker.c, connect_own) */
+	memset(&plan, 0, sizeof(plan));
+	plan.seccomp = true;
+	plan.net = (struct lr_seccomp_net){ .restricted = true, .tcp = true };
+	plan.deny_subprocess = true;
+	plan.deny_exec = true;
+	plan.broker_self = true;
+	return lr_seccomp_build(&plan, err, errlen);
+}
+
 scmp_filter_ctx lr_seccomp_build_egress(char *err, size_t errlen)
 {
 	struct lr_plan plan;

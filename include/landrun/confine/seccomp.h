@@ -109,10 +109,12 @@ const struct sock_fprog *lr_seccomp_prebuilt_notify(bool reads, bool metadata);
  * broker's witness; CONNECT: connect(2) too. */
 const struct sock_fprog *lr_seccomp_prebuilt_notify_for(bool fs, bool reads, bool metadata,
 							 bool connect);
-const struct sock_fprog *lr_seccomp_prebuilt_broker(void);
+/* The broker's own; TCP: it may make TCP sockets (the connects to the proxy
+ * it makes with a socket of its own, without pidfd_getfd). */
+const struct sock_fprog *lr_seccomp_prebuilt_broker(bool tcp);
 int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, char *err,
 			   size_t errlen);
-int lr_seccomp_load_broker(char *err, size_t errlen);
+int lr_seccomp_load_broker(bool tcp, char *err, size_t errlen);
 
 /* The trace filter and the tracer's, compiled at build time. */
 const struct sock_fprog *lr_seccomp_prebuilt_trace(void);

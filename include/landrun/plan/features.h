@@ -30,7 +30,8 @@ struct lr_features {
 				 * openat2 (the broker, broker.h) */
 	bool pidfd_getfd;	/* pidfd_getfd(2) works here (5.6; a container engine's
 				 * profile may refuse it without CAP_SYS_PTRACE): the
-				 * broker takes the command's socket with it to connect it.
+				 * broker takes the command's socket with it to connect it
+				 * (without it, it connects one of its own in its place).
 				 * Asked only where that is wanted (egress(), with no network
 				 * namespace): lr_features_probe_pidfd_getfd */
 	int ptrace_scope;	/* kernel.yama.ptrace_scope; -1 without Yama.  With 1 only

@@ -94,6 +94,9 @@ struct lr_plan {
 	bool broker_connect;	/* no network namespace: the broker connects the command to
 				 * the proxy, and its port is no rule of the command's (so no
 				 * other address on it is reachable) */
+	bool broker_connect_own; /* ... and, without pidfd_getfd (a container engine's
+				 * profile), with a TCP socket of its own that takes the
+				 * command's socket's place */
 
 	enum lr_egress_mode egress;
 	int netns_errno;	/* LR_EGRESS_LOOPBACK: why there is no namespace */

@@ -122,6 +122,10 @@ struct lr_broker {
 	uint16_t egress_port;	/* --allow-domain with no network namespace: the proxy's
 				 * port on 127.0.0.1, which the broker connects to for the
 				 * command (plan->broker_connect); 0 if not */
+	bool connect_own;	/* ... with a TCP socket of its own, put in the place of the
+				 * command's (plan->broker_connect_own: no pidfd_getfd) */
+	uint64_t own_socks[32];	/* the inodes of the last ones, whose connect is made */
+	unsigned n_own_socks;
 	int ruleset;		/* reads: the command's Landlock ruleset, for the opener */
 	uint32_t restrict_flags;
 	int domain;		/* the command's side, once started: that ruleset, made
