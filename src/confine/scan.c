@@ -447,61 +447,72 @@ static int link_target(struct scan *sc, const char *path, enum lr_hole_kind kind
 
 static int walk_dir(struct walk *w, int dirfd, const char *path, dev_t dev, int depth);
 
-static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, int depth,
-		      const char *name, unsigned char type)
+/* The entry's type where the listing did not say (DT_UNKNOWN): 1 with *type
+ * set, 0 when it is gone since it was listed, < 0 on error. */
+static int entry_type(struct walk *w, int dirfd, const char *child, const char *name,
+		      unsigned char *type)
+{
+	struct stat st;
+
+	if (*type != DT_UNKNOWN)
+		return 1;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : fail(w->sc, -errno, "%s: cannot check %s: %s",
+						  w->name, child, strerror(errno));
+	*type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+		: S_ISLNK(st.st_mode)				    ? DT_LNK
+								    : DT_UNKNOWN;
+	return 1;
+}
+
+/* The holes the entry makes, a secret file or a protected name: true when
+ * that is all there is to it (*r the result), false to walk on into it. */
+static bool entry_holes(struct walk *w, const char *path, const char *child, const char *name,
+			unsigned char type, int *r)
 {
 	struct scan *sc = w->sc;
-	_cleanup_free_ char *child = join(path, name);
 	const char *runner;
 	char why[512];
-	struct stat st;
-	int fd, r;
 
-	if (!child)
-		return nomem(sc);
-	if (++w->entries > LR_SCAN_MAX_ENTRIES)
-		return fail(sc, -E2BIG,
-			    "%s: more than %d entries to check for secret files and protected "
-			    "paths; grant narrower directories%s",
-			    w->name, LR_SCAN_MAX_ENTRIES,
-			    w->protect ? "" : " (or accept whatever secret files it holds with "
-					      "--allow-dotenv)");
-	if (type == DT_UNKNOWN) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return errno == ENOENT ? 0 : fail(sc, -errno, "%s: cannot check %s: %s",
-							  w->name, child, strerror(errno));
-		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-			 : S_ISLNK(st.st_mode)				   ? DT_LNK
-									   : DT_UNKNOWN;
-	}
 	if (w->secrets && secret_why(sc, child, why, sizeof(why))) {
-		if (type == DT_REG)
-			return add_hole(sc, child, LR_HOLE_SECRET, why);
-		if (type == DT_LNK)
-			return link_target(sc, child, LR_HOLE_SECRET, why);
+		if (type == DT_REG) {
+			*r = add_hole(sc, child, LR_HOLE_SECRET, why);
+			return true;
+		}
+		if (type == DT_LNK) {
+			*r = link_target(sc, child, LR_HOLE_SECRET, why);
+			return true;
+		}
 	}
 	runner = lr_protected_name(name);
-	if (runner) {
-		snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
-		if (strcmp(name, ".git") == 0) {
-			/* git's own files: no secret of the user's in there */
-			protect_repository(sc, path);
-			return sc->rc;
-		}
-		if (type == DT_LNK)
-			link_target(sc, child, LR_HOLE_PROTECTED, why);
-		else
-			add_hole(sc, child, LR_HOLE_PROTECTED, why);
-		if (sc->rc < 0)
-			return sc->rc;
-		/* a protected directory is walked on for secret files */
+	if (!runner)
+		return false;
+	snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
+	if (strcmp(name, ".git") == 0) {
+		/* git's own files: no secret of the user's in there */
+		protect_repository(sc, path);
+		*r = sc->rc;
+		return true;
 	}
-	if (type != DT_DIR || generated_name(name))
-		return 0;
-	if (system_path(child))
-		return 0;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	if (type == DT_LNK)
+		link_target(sc, child, LR_HOLE_PROTECTED, why);
+	else
+		add_hole(sc, child, LR_HOLE_PROTECTED, why);
+	*r = sc->rc;
+	/* a protected directory is walked on for secret files */
+	return sc->rc < 0;
+}
+
+/* Opens the directory entry to walk it: 1 with *fd and *st, 0 when it is
+ * not to be walked, < 0 on error. */
+static int open_subdir(struct walk *w, int dirfd, const char *child, const char *name, dev_t dev,
+		       int *fd, struct stat *st)
+{
+	struct scan *sc = w->sc;
+	int r;
+
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0) {
 		int e = errno;
 
 		/* gone or replaced since it was listed: nothing there to walk */
@@ -519,21 +530,50 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 		return fail(sc, -e, "%s: cannot check %s: %s", w->name, child,
 			    strerror(e));
 	}
-	if (fstat(fd, &st) < 0) {
+	if (fstat(*fd, st) < 0) {
 		r = fail(sc, -errno, "%s: cannot check %s: %s", w->name, child,
 			 strerror(errno));
-		close(fd);
+		close(*fd);
 		return r;
 	}
-	if (st.st_dev != dev && virtual_fs(fd)) {
-		close(fd);
+	if ((st->st_dev != dev && virtual_fs(*fd)) ||
+	    /* a read-only walk stops where every secret is accepted anyway */
+	    (!w->protect && beneath_any(&sc->accepted, child))) {
+		close(*fd);
 		return 0;
 	}
-	/* a read-only walk stops where every secret is accepted anyway */
-	if (!w->protect && beneath_any(&sc->accepted, child)) {
-		close(fd);
+	return 1;
+}
+
+static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, int depth,
+		      const char *name, unsigned char type)
+{
+	struct scan *sc = w->sc;
+	_cleanup_free_ char *child = join(path, name);
+	struct stat st;
+	int fd, r;
+
+	if (!child)
+		return nomem(sc);
+	if (++w->entries > LR_SCAN_MAX_ENTRIES)
+		return fail(sc, -E2BIG,
+			    "%s: more than %d entries to check for secret files and protected "
+			    "paths; grant narrower directories%s",
+			    w->name, LR_SCAN_MAX_ENTRIES,
+			    w->protect ? "" : " (or accept whatever secret files it holds with "
+					      "--allow-dotenv)");
+	r = entry_type(w, dirfd, child, name, &type);
+	if (r <= 0)
+		return r;
+	if (entry_holes(w, path, child, name, type, &r))
+		return r;
+	if (type != DT_DIR || generated_name(name))
 		return 0;
-	}
+	if (system_path(child))
+		return 0;
+	r = open_subdir(w, dirfd, child, name, dev, &fd, &st);
+	if (r <= 0)
+		return r;
 	return walk_dir(w, fd, child, st.st_dev, depth + 1);
 }
 
