@@ -818,74 +818,93 @@ static int canonical_list(struct scan *sc, char *const *paths, size_t n, const c
 	return 0;
 }
 
-int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, const char *cwd,
-	    const char *home, struct lr_holes *holes, char *err, size_t errlen)
+/* --allow-dotenv, --allow-protected and --env-file, canonical: 0, or < 0 */
+static int scan_exceptions(struct scan *sc, char **env_file)
 {
-	struct scan sc = { .policy = policy, .rules = rules, .holes = holes, .err = err,
-			   .errlen = errlen, .home = home };
-	_cleanup_free_ char *env_file = NULL, *project = NULL;
-	bool any_writable = false;
+	const struct lr_policy *policy = sc->policy;
 
-	if (canonical_list(&sc, policy->allow_dotenv, policy->n_allow_dotenv, "--allow-dotenv",
-			   &sc.accepted) < 0 ||
-	    canonical_list(&sc, policy->allow_protected, policy->n_allow_protected,
-			   "--allow-protected", &sc.unprotected) < 0)
-		goto out;
-	if (policy->env_file && !(env_file = realpath(policy->env_file, NULL))) {
-		fail(&sc, -errno, "--env-file %s: %s", policy->env_file, strerror(errno));
-		goto out;
+	if (canonical_list(sc, policy->allow_dotenv, policy->n_allow_dotenv, "--allow-dotenv",
+			   &sc->accepted) < 0 ||
+	    canonical_list(sc, policy->allow_protected, policy->n_allow_protected,
+			   "--allow-protected", &sc->unprotected) < 0)
+		return -1;
+	if (policy->env_file && !(*env_file = realpath(policy->env_file, NULL))) {
+		fail(sc, -errno, "--env-file %s: %s", policy->env_file, strerror(errno));
+		return -1;
 	}
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
-		check_grant(&sc, &rules->v[i], env_file);
+	return 0;
+}
+
+/* Each grant checked; with a writable directory among them, the user's git
+ * configuration read and landrun's own profiles protected. */
+static int check_grants(struct scan *sc, const char *env_file)
+{
+	const struct lr_fs_rules *rules = sc->rules;
+	bool any_writable = false;
+	struct lr_strlist dirs = { 0 };
+
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
+		check_grant(sc, &rules->v[i], env_file);
 		any_writable |= writable(&rules->v[i]) && rules->v[i].is_dir;
 	}
-	if (sc.rc < 0)
-		goto out;
-	if (any_writable) {
-		struct lr_strlist dirs = { 0 };
+	if (sc->rc < 0)
+		return sc->rc;
+	if (!any_writable)
+		return 0;
+	read_user_gitconfig(sc);
+	/* landrun's own profiles: the policy of the next run */
+	if (lr_config_profile_dirs(&dirs) < 0)
+		nomem(sc);
+	for (size_t i = 0; i < dirs.n && sc->rc == 0; i++)
+		protect_path(sc, dirs.v[i], "landrun reads its next policy there");
+	lr_strlist_free(&dirs);
+	return 0;
+}
 
-		read_user_gitconfig(&sc);
-		/* landrun's own profiles: the policy of the next run */
-		if (lr_config_profile_dirs(&dirs) < 0)
-			nomem(&sc);
-		for (size_t i = 0; i < dirs.n && sc.rc == 0; i++)
-			protect_path(&sc, dirs.v[i], "landrun reads its next policy there");
-		lr_strlist_free(&dirs);
-	}
+/* Each granted directory walked for secret files, and, writable, for
+ * protected paths. */
+static void walk_grants(struct scan *sc)
+{
+	const struct lr_fs_rules *rules = sc->rules;
 
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];
-		struct walk w = { &sc, r->grant->name, false, false, 0 };
+		struct walk w = { sc, r->grant->name, false, false, 0 };
 
 		if (!r->is_dir || r->fd < 0 || r->grant->access == LR_ACCESS_UNIX)
 			continue;
-		w.secrets = !beneath_any(&sc.accepted, r->realpath);
+		w.secrets = !beneath_any(&sc->accepted, r->realpath);
 		w.protect = writable(r);
 		if (w.protect)
-			protect_enclosing_repository(&sc, r->realpath);
+			protect_enclosing_repository(sc, r->realpath);
 		if (w.secrets || w.protect)
 			walk_tree(&w, r->fd, r->realpath);
-		holes->entries += w.entries;
+		sc->holes->entries += w.entries;
 		/* a read-only grant inside a writable one stays read-only */
 		for (size_t j = 0; j < rules->n && w.protect; j++)
 			if (!writable(&rules->v[j]) && rules->v[j].grant->access != LR_ACCESS_UNIX &&
 			    strcmp(rules->v[j].realpath, r->realpath) != 0 &&
 			    lr_path_beneath(rules->v[j].realpath, r->realpath))
-				add_hole(&sc, rules->v[j].realpath, LR_HOLE_PROTECTED,
+				add_hole(sc, rules->v[j].realpath, LR_HOLE_PROTECTED,
 					 "it is granted read-only");
 	}
+}
 
-	/* the project and the --env-file, however high the grant that holds them */
-	project = cwd ? project_root(cwd) : NULL;
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
+/* The project and the --env-file, however high the grant that holds them. */
+static void walk_project(struct scan *sc, const char *cwd, const char *env_file)
+{
+	const struct lr_fs_rules *rules = sc->rules;
+	_cleanup_free_ char *project = cwd ? project_root(cwd) : NULL;
+
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];
 
 		if (env_file && r->is_dir && lr_path_beneath(env_file, r->realpath))
-			add_hole(&sc, env_file, LR_HOLE_SECRET, "the --env-file");
+			add_hole(sc, env_file, LR_HOLE_SECRET, "the --env-file");
 		if (project && r->is_dir && lr_path_beneath(project, r->realpath) &&
-		    !beneath_any(&sc.accepted, project)) {
+		    !beneath_any(&sc->accepted, project)) {
 			bool done = false;
-			struct walk w = { &sc, r->grant->name, true, writable(r), 0 };
+			struct walk w = { sc, r->grant->name, true, writable(r), 0 };
 
 			for (size_t j = 0; j < rules->n && !done; j++)
 				done = walked_by(&rules->v[j], project);
@@ -893,19 +912,31 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 				int fd = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 				if (fd < 0) {
-					fail(&sc, -errno, "%s: cannot check the project %s: %s",
+					fail(sc, -errno, "%s: cannot check the project %s: %s",
 					     r->grant->name, project, strerror(errno));
 					break;
 				}
 				walk_tree(&w, fd, project);
 				close(fd);
-				holes->entries += w.entries;
+				sc->holes->entries += w.entries;
 				free(project);
 				project = NULL; /* once is enough */
 			}
 		}
 	}
-out:
+}
+
+int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, const char *cwd,
+	    const char *home, struct lr_holes *holes, char *err, size_t errlen)
+{
+	struct scan sc = { .policy = policy, .rules = rules, .holes = holes, .err = err,
+			   .errlen = errlen, .home = home };
+	_cleanup_free_ char *env_file = NULL;
+
+	if (scan_exceptions(&sc, &env_file) == 0 && check_grants(&sc, env_file) == 0) {
+		walk_grants(&sc);
+		walk_project(&sc, cwd, env_file);
+	}
 	lr_strlist_free(&sc.accepted);
 	lr_strlist_free(&sc.unprotected);
 	lr_strlist_free(&sc.global_hooks);
