@@ -447,61 +447,72 @@ static int link_target(struct scan *sc, const char *path, enum lr_hole_kind kind
 
 static int walk_dir(struct walk *w, int dirfd, const char *path, dev_t dev, int depth);
 
-static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, int depth,
-		      const char *name, unsigned char type)
+/* The entry's type where the listing did not say (DT_UNKNOWN): 1 with *type
+ * set, 0 when it is gone since it was listed, < 0 on error. */
+static int entry_type(struct walk *w, int dirfd, const char *child, const char *name,
+		      unsigned char *type)
+{
+	struct stat st;
+
+	if (*type != DT_UNKNOWN)
+		return 1;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : fail(w->sc, -errno, "%s: cannot check %s: %s",
+						  w->name, child, strerror(errno));
+	*type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+		: S_ISLNK(st.st_mode)				    ? DT_LNK
+								    : DT_UNKNOWN;
+	return 1;
+}
+
+/* The holes the entry makes, a secret file or a protected name: true when
+ * that is all there is to it (*r the result), false to walk on into it. */
+static bool entry_holes(struct walk *w, const char *path, const char *child, const char *name,
+			unsigned char type, int *r)
 {
 	struct scan *sc = w->sc;
-	_cleanup_free_ char *child = join(path, name);
 	const char *runner;
 	char why[512];
-	struct stat st;
-	int fd, r;
 
-	if (!child)
-		return nomem(sc);
-	if (++w->entries > LR_SCAN_MAX_ENTRIES)
-		return fail(sc, -E2BIG,
-			    "%s: more than %d entries to check for secret files and protected "
-			    "paths; grant narrower directories%s",
-			    w->name, LR_SCAN_MAX_ENTRIES,
-			    w->protect ? "" : " (or accept whatever secret files it holds with "
-					      "--allow-dotenv)");
-	if (type == DT_UNKNOWN) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return errno == ENOENT ? 0 : fail(sc, -errno, "%s: cannot check %s: %s",
-							  w->name, child, strerror(errno));
-		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-			 : S_ISLNK(st.st_mode)				   ? DT_LNK
-									   : DT_UNKNOWN;
-	}
 	if (w->secrets && secret_why(sc, child, why, sizeof(why))) {
-		if (type == DT_REG)
-			return add_hole(sc, child, LR_HOLE_SECRET, why);
-		if (type == DT_LNK)
-			return link_target(sc, child, LR_HOLE_SECRET, why);
+		if (type == DT_REG) {
+			*r = add_hole(sc, child, LR_HOLE_SECRET, why);
+			return true;
+		}
+		if (type == DT_LNK) {
+			*r = link_target(sc, child, LR_HOLE_SECRET, why);
+			return true;
+		}
 	}
 	runner = lr_protected_name(name);
-	if (runner) {
-		snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
-		if (strcmp(name, ".git") == 0) {
-			/* git's own files: no secret of the user's in there */
-			protect_repository(sc, path);
-			return sc->rc;
-		}
-		if (type == DT_LNK)
-			link_target(sc, child, LR_HOLE_PROTECTED, why);
-		else
-			add_hole(sc, child, LR_HOLE_PROTECTED, why);
-		if (sc->rc < 0)
-			return sc->rc;
-		/* a protected directory is walked on for secret files */
+	if (!runner)
+		return false;
+	snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
+	if (strcmp(name, ".git") == 0) {
+		/* git's own files: no secret of the user's in there */
+		protect_repository(sc, path);
+		*r = sc->rc;
+		return true;
 	}
-	if (type != DT_DIR || generated_name(name))
-		return 0;
-	if (system_path(child))
-		return 0;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	if (type == DT_LNK)
+		link_target(sc, child, LR_HOLE_PROTECTED, why);
+	else
+		add_hole(sc, child, LR_HOLE_PROTECTED, why);
+	*r = sc->rc;
+	/* a protected directory is walked on for secret files */
+	return sc->rc < 0;
+}
+
+/* Opens the directory entry to walk it: 1 with *fd and *st, 0 when it is
+ * not to be walked, < 0 on error. */
+static int open_subdir(struct walk *w, int dirfd, const char *child, const char *name, dev_t dev,
+		       int *fd, struct stat *st)
+{
+	struct scan *sc = w->sc;
+	int r;
+
+	*fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0) {
 		int e = errno;
 
 		/* gone or replaced since it was listed: nothing there to walk */
@@ -519,21 +530,50 @@ static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, in
 		return fail(sc, -e, "%s: cannot check %s: %s", w->name, child,
 			    strerror(e));
 	}
-	if (fstat(fd, &st) < 0) {
+	if (fstat(*fd, st) < 0) {
 		r = fail(sc, -errno, "%s: cannot check %s: %s", w->name, child,
 			 strerror(errno));
-		close(fd);
+		close(*fd);
 		return r;
 	}
-	if (st.st_dev != dev && virtual_fs(fd)) {
-		close(fd);
+	if ((st->st_dev != dev && virtual_fs(*fd)) ||
+	    /* a read-only walk stops where every secret is accepted anyway */
+	    (!w->protect && beneath_any(&sc->accepted, child))) {
+		close(*fd);
 		return 0;
 	}
-	/* a read-only walk stops where every secret is accepted anyway */
-	if (!w->protect && beneath_any(&sc->accepted, child)) {
-		close(fd);
+	return 1;
+}
+
+static int walk_entry(struct walk *w, int dirfd, const char *path, dev_t dev, int depth,
+		      const char *name, unsigned char type)
+{
+	struct scan *sc = w->sc;
+	_cleanup_free_ char *child = join(path, name);
+	struct stat st;
+	int fd, r;
+
+	if (!child)
+		return nomem(sc);
+	if (++w->entries > LR_SCAN_MAX_ENTRIES)
+		return fail(sc, -E2BIG,
+			    "%s: more than %d entries to check for secret files and protected "
+			    "paths; grant narrower directories%s",
+			    w->name, LR_SCAN_MAX_ENTRIES,
+			    w->protect ? "" : " (or accept whatever secret files it holds with "
+					      "--allow-dotenv)");
+	r = entry_type(w, dirfd, child, name, &type);
+	if (r <= 0)
+		return r;
+	if (entry_holes(w, path, child, name, type, &r))
+		return r;
+	if (type != DT_DIR || generated_name(name))
 		return 0;
-	}
+	if (system_path(child))
+		return 0;
+	r = open_subdir(w, dirfd, child, name, dev, &fd, &st);
+	if (r <= 0)
+		return r;
 	return walk_dir(w, fd, child, st.st_dev, depth + 1);
 }
 
@@ -778,74 +818,93 @@ static int canonical_list(struct scan *sc, char *const *paths, size_t n, const c
 	return 0;
 }
 
-int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, const char *cwd,
-	    const char *home, struct lr_holes *holes, char *err, size_t errlen)
+/* --allow-dotenv, --allow-protected and --env-file, canonical: 0, or < 0 */
+static int scan_exceptions(struct scan *sc, char **env_file)
 {
-	struct scan sc = { .policy = policy, .rules = rules, .holes = holes, .err = err,
-			   .errlen = errlen, .home = home };
-	_cleanup_free_ char *env_file = NULL, *project = NULL;
-	bool any_writable = false;
+	const struct lr_policy *policy = sc->policy;
 
-	if (canonical_list(&sc, policy->allow_dotenv, policy->n_allow_dotenv, "--allow-dotenv",
-			   &sc.accepted) < 0 ||
-	    canonical_list(&sc, policy->allow_protected, policy->n_allow_protected,
-			   "--allow-protected", &sc.unprotected) < 0)
-		goto out;
-	if (policy->env_file && !(env_file = realpath(policy->env_file, NULL))) {
-		fail(&sc, -errno, "--env-file %s: %s", policy->env_file, strerror(errno));
-		goto out;
+	if (canonical_list(sc, policy->allow_dotenv, policy->n_allow_dotenv, "--allow-dotenv",
+			   &sc->accepted) < 0 ||
+	    canonical_list(sc, policy->allow_protected, policy->n_allow_protected,
+			   "--allow-protected", &sc->unprotected) < 0)
+		return -1;
+	if (policy->env_file && !(*env_file = realpath(policy->env_file, NULL))) {
+		fail(sc, -errno, "--env-file %s: %s", policy->env_file, strerror(errno));
+		return -1;
 	}
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
-		check_grant(&sc, &rules->v[i], env_file);
+	return 0;
+}
+
+/* Each grant checked; with a writable directory among them, the user's git
+ * configuration read and landrun's own profiles protected. */
+static int check_grants(struct scan *sc, const char *env_file)
+{
+	const struct lr_fs_rules *rules = sc->rules;
+	bool any_writable = false;
+	struct lr_strlist dirs = { 0 };
+
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
+		check_grant(sc, &rules->v[i], env_file);
 		any_writable |= writable(&rules->v[i]) && rules->v[i].is_dir;
 	}
-	if (sc.rc < 0)
-		goto out;
-	if (any_writable) {
-		struct lr_strlist dirs = { 0 };
+	if (sc->rc < 0)
+		return sc->rc;
+	if (!any_writable)
+		return 0;
+	read_user_gitconfig(sc);
+	/* landrun's own profiles: the policy of the next run */
+	if (lr_config_profile_dirs(&dirs) < 0)
+		nomem(sc);
+	for (size_t i = 0; i < dirs.n && sc->rc == 0; i++)
+		protect_path(sc, dirs.v[i], "landrun reads its next policy there");
+	lr_strlist_free(&dirs);
+	return 0;
+}
 
-		read_user_gitconfig(&sc);
-		/* landrun's own profiles: the policy of the next run */
-		if (lr_config_profile_dirs(&dirs) < 0)
-			nomem(&sc);
-		for (size_t i = 0; i < dirs.n && sc.rc == 0; i++)
-			protect_path(&sc, dirs.v[i], "landrun reads its next policy there");
-		lr_strlist_free(&dirs);
-	}
+/* Each granted directory walked for secret files, and, writable, for
+ * protected paths. */
+static void walk_grants(struct scan *sc)
+{
+	const struct lr_fs_rules *rules = sc->rules;
 
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];
-		struct walk w = { &sc, r->grant->name, false, false, 0 };
+		struct walk w = { sc, r->grant->name, false, false, 0 };
 
 		if (!r->is_dir || r->fd < 0 || r->grant->access == LR_ACCESS_UNIX)
 			continue;
-		w.secrets = !beneath_any(&sc.accepted, r->realpath);
+		w.secrets = !beneath_any(&sc->accepted, r->realpath);
 		w.protect = writable(r);
 		if (w.protect)
-			protect_enclosing_repository(&sc, r->realpath);
+			protect_enclosing_repository(sc, r->realpath);
 		if (w.secrets || w.protect)
 			walk_tree(&w, r->fd, r->realpath);
-		holes->entries += w.entries;
+		sc->holes->entries += w.entries;
 		/* a read-only grant inside a writable one stays read-only */
 		for (size_t j = 0; j < rules->n && w.protect; j++)
 			if (!writable(&rules->v[j]) && rules->v[j].grant->access != LR_ACCESS_UNIX &&
 			    strcmp(rules->v[j].realpath, r->realpath) != 0 &&
 			    lr_path_beneath(rules->v[j].realpath, r->realpath))
-				add_hole(&sc, rules->v[j].realpath, LR_HOLE_PROTECTED,
+				add_hole(sc, rules->v[j].realpath, LR_HOLE_PROTECTED,
 					 "it is granted read-only");
 	}
+}
 
-	/* the project and the --env-file, however high the grant that holds them */
-	project = cwd ? project_root(cwd) : NULL;
-	for (size_t i = 0; i < rules->n && sc.rc == 0; i++) {
+/* The project and the --env-file, however high the grant that holds them. */
+static void walk_project(struct scan *sc, const char *cwd, const char *env_file)
+{
+	const struct lr_fs_rules *rules = sc->rules;
+	_cleanup_free_ char *project = cwd ? project_root(cwd) : NULL;
+
+	for (size_t i = 0; i < rules->n && sc->rc == 0; i++) {
 		const struct lr_fs_rule *r = &rules->v[i];
 
 		if (env_file && r->is_dir && lr_path_beneath(env_file, r->realpath))
-			add_hole(&sc, env_file, LR_HOLE_SECRET, "the --env-file");
+			add_hole(sc, env_file, LR_HOLE_SECRET, "the --env-file");
 		if (project && r->is_dir && lr_path_beneath(project, r->realpath) &&
-		    !beneath_any(&sc.accepted, project)) {
+		    !beneath_any(&sc->accepted, project)) {
 			bool done = false;
-			struct walk w = { &sc, r->grant->name, true, writable(r), 0 };
+			struct walk w = { sc, r->grant->name, true, writable(r), 0 };
 
 			for (size_t j = 0; j < rules->n && !done; j++)
 				done = walked_by(&rules->v[j], project);
@@ -853,19 +912,31 @@ int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, con
 				int fd = open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 				if (fd < 0) {
-					fail(&sc, -errno, "%s: cannot check the project %s: %s",
+					fail(sc, -errno, "%s: cannot check the project %s: %s",
 					     r->grant->name, project, strerror(errno));
 					break;
 				}
 				walk_tree(&w, fd, project);
 				close(fd);
-				holes->entries += w.entries;
+				sc->holes->entries += w.entries;
 				free(project);
 				project = NULL; /* once is enough */
 			}
 		}
 	}
-out:
+}
+
+int lr_scan(const struct lr_policy *policy, const struct lr_fs_rules *rules, const char *cwd,
+	    const char *home, struct lr_holes *holes, char *err, size_t errlen)
+{
+	struct scan sc = { .policy = policy, .rules = rules, .holes = holes, .err = err,
+			   .errlen = errlen, .home = home };
+	_cleanup_free_ char *env_file = NULL;
+
+	if (scan_exceptions(&sc, &env_file) == 0 && check_grants(&sc, env_file) == 0) {
+		walk_grants(&sc);
+		walk_project(&sc, cwd, env_file);
+	}
 	lr_strlist_free(&sc.accepted);
 	lr_strlist_free(&sc.unprotected);
 	lr_strlist_free(&sc.global_hooks);

@@ -12,23 +12,128 @@
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/options.h"
 
+/*
+ * The text and the JSON say the same things: explain_view() works them out
+ * once from the input (the protections and their layers, the kept-out
+ * holes, the limits...), with the small iterators below for the lists, and
+ * the two renderers only format them.
+ */
+
 static const char *const fs_right_names[] = {
 	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file",
 	"make_char", "make_dir", "make_reg", "make_sock", "make_fifo", "make_block",
 	"make_sym", "refer", "truncate", "ioctl_dev", "resolve_unix",
 };
 
+/* One protection as both renderers show it. */
+struct explain_prot {
+	const char *id, *what;
+	bool requested;
+	const char *layer;	/* the layer enforcing it: NULL when not requested, or lost */
+	const char *needs;	/* what it lacks when lost, else NULL */
+};
+
+/* What is shown, worked out once from the input. */
+struct explain_view {
+	const struct lr_explain_input *in;
+	const struct lr_policy *p;
+	const struct lr_plan *plan;
+	char release[sizeof(((struct utsname *)0)->release)];
+	struct explain_prot prot[LR_PROT_COUNT];
+	bool supervised;	/* a supervisor stays: --init, --timeout, --audit-log... */
+	bool audited;		/* the kernel's audit records Landlock's denials */
+	uint16_t proxy_port;	/* mode netns: the proxy's port, 0 for a free one */
+};
+
+static void explain_view(const struct lr_explain_input *in, struct explain_view *v)
+{
+	const struct lr_policy *p = in->policy;
+	struct utsname u;
+
+	v->in = in;
+	v->p = p;
+	v->plan = in->plan;
+	if (uname(&u) < 0)
+		strcpy(u.release, "?");
+	memcpy(v->release, u.release, sizeof(v->release));
+	for (int i = 0; i < LR_PROT_COUNT; i++) {
+		const struct lr_prot_info *info = lr_prot_info(i);
+		const struct lr_plan_row *row = &in->plan->rows[i];
+		bool enforced = row->requested && row->layer != LR_LAYER_NONE;
+
+		v->prot[i] = (struct explain_prot){
+			.id = info->id,
+			.what = info->what,
+			.requested = row->requested,
+			.layer = enforced ? lr_layer_name(row->layer) : NULL,
+			.needs = lr_plan_is_lost(in->plan, i) ? info->needs : NULL,
+		};
+	}
+	v->supervised = p->init || p->timeout_ms || p->die_with_parent || p->audit_log ||
+			p->report_denials;
+	v->audited = in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+	v->proxy_port = in->plan->egress == LR_EGRESS_NETNS ? lr_egress_netns_port(p) : 0;
+}
+
+/* The name of the next right in mask from *bit on, or NULL after the last. */
+static const char *next_right(uint64_t mask, size_t *bit)
+{
+	for (; *bit < sizeof(fs_right_names) / sizeof(*fs_right_names); (*bit)++)
+		if (mask & (1ULL << *bit))
+			return fs_right_names[(*bit)++];
+	return NULL;
+}
+
+/* The next hole from *i on that the grants were carved around, or NULL. */
+static const struct lr_hole *next_kept_out(const struct lr_holes *holes, size_t *i)
+{
+	for (; *i < holes->n; (*i)++)
+		if (holes->v[*i].carved)
+			return &holes->v[(*i)++];
+	return NULL;
+}
+
+enum limit_state { LIMIT_UNSET, LIMIT_UNLIMITED, LIMIT_VALUE };
+
+/* A limit as set for the command: RLIMIT_CORE is 0 unless set. */
+static enum limit_state limit_state(const struct lr_limit_setting *l, int limit,
+				    unsigned long long *value)
+{
+	*value = l->set ? l->value : 0;
+	if (!l->set && limit != LR_LIMIT_CORE)
+		return LIMIT_UNSET;
+	return l->set && l->value == RLIM_INFINITY ? LIMIT_UNLIMITED : LIMIT_VALUE;
+}
+
+/* "as", "core", ...: the --rlimit-* option's name without its prefix */
+static const char *limit_name(int limit)
+{
+	return lr_option_get(LR_OPT_RLIMIT_AS + limit)->name + strlen("rlimit-");
+}
+
+/* --secret-header: the variables its value is made of; false when none is set. */
+static bool site_vars(const struct lr_http_site *s, struct lr_strlist *vars)
+{
+	return s->header_name && lr_egress_secret_vars(s->header_value, vars) == 0;
+}
+
+/* --allow-request: "METHOD PATH", "*" ending a prefix (the JSON's; the text
+ * prints it whole, however long) */
+static const char *request_text(const struct lr_http_allow *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s%s", a->method, a->path, a->prefix ? "*" : "");
+	return buf;
+}
+
 static const char *fs_rights_text(uint64_t mask, char *buf, size_t len)
 {
 	size_t used = 0;
+	const char *name;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(fs_right_names) / sizeof(*fs_right_names); i++) {
-		int n;
+	for (size_t b = 0; (name = next_right(mask, &b));) {
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", name);
 
-		if (!(mask & (1ULL << i)))
-			continue;
-		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", fs_right_names[i]);
 		if (n < 0 || (size_t)n >= len - used)
 			break;
 		used += (size_t)n;
@@ -53,21 +158,21 @@ static void print_ports(FILE *out, const struct lr_port_range *r, size_t n, bool
 		fputs("none", out);
 }
 
-/* "as", "core", ...: the --rlimit-* option's name without its prefix */
-static const char *limit_name(int limit)
-{
-	return lr_option_get(LR_OPT_RLIMIT_AS + limit)->name + strlen("rlimit-");
-}
-
-/* A limit as set for the command: RLIMIT_CORE is 0 unless set. */
 static void print_limit(FILE *out, const struct lr_limit_setting *l, int limit, bool json)
 {
-	if (!l->set && limit != LR_LIMIT_CORE)
+	unsigned long long value;
+
+	switch (limit_state(l, limit, &value)) {
+	case LIMIT_UNSET:
 		fputs(json ? "null" : "not set", out);
-	else if (l->set && l->value == RLIM_INFINITY)
+		break;
+	case LIMIT_UNLIMITED:
 		fputs(json ? "\"unlimited\"" : "unlimited", out);
-	else
-		fprintf(out, "%llu", l->set ? l->value : 0);
+		break;
+	case LIMIT_VALUE:
+		fprintf(out, "%llu", value);
+		break;
+	}
 }
 
 static const char *mode_name(enum lr_on_unsupported m)
@@ -99,9 +204,16 @@ static const char *egress_mode_name(enum lr_egress_mode m)
 	return m == LR_EGRESS_NETNS ? "netns" : m == LR_EGRESS_LOOPBACK ? "loopback" : NULL;
 }
 
+static size_t env_name_len(const char *name_value)
+{
+	return strcspn(name_value, "=");
+}
+
+/* ---- the text ---- */
+
 /* --secret-header, --allow-request: the hosts whose TLS the proxy ends.
  * The secret's value is never shown: the header's name, and the variables. */
-static void explain_intercepted_text(FILE *out, const struct lr_policy *p)
+static void text_intercepted(FILE *out, const struct lr_policy *p)
 {
 	for (size_t i = 0; i < p->n_egress_sites; i++) {
 		const struct lr_http_site *s = &p->egress_sites[i];
@@ -109,7 +221,7 @@ static void explain_intercepted_text(FILE *out, const struct lr_policy *p)
 
 		fprintf(out, "  intercepted %s:%u: the proxy ends its TLS (a CA made for the run, "
 			     "in SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, ...)", s->host, s->port);
-		if (s->header_name && lr_egress_secret_vars(s->header_value, &vars) == 0) {
+		if (site_vars(s, &vars)) {
 			fprintf(out, "; sets %s from", s->header_name);
 			for (size_t j = 0; j < vars.n; j++)
 				fprintf(out, "%s $%s", j ? "," : "", vars.v[j]);
@@ -126,45 +238,11 @@ static void explain_intercepted_text(FILE *out, const struct lr_policy *p)
 	}
 }
 
-static void explain_intercepted_json(FILE *out, const struct lr_policy *p)
-{
-	if (!p->n_egress_sites)
-		return;
-	fprintf(out, ",\"intercepted\":[");
-	for (size_t i = 0; i < p->n_egress_sites; i++) {
-		const struct lr_http_site *s = &p->egress_sites[i];
-		struct lr_strlist vars = { 0 };
-		char rule[600];
-
-		fprintf(out, "%s{\"host\":", i ? "," : "");
-		lr_json_str(out, s->host);
-		fprintf(out, ",\"port\":%u,\"header\":", s->port);
-		lr_json_str(out, s->header_name);
-		fprintf(out, ",\"variables\":[");
-		if (s->header_name && lr_egress_secret_vars(s->header_value, &vars) == 0)
-			for (size_t j = 0; j < vars.n; j++) {
-				fputs(j ? "," : "", out);
-				lr_json_str(out, vars.v[j]);
-			}
-		lr_strlist_free(&vars);
-		fprintf(out, "],\"requests\":[");
-		for (size_t j = 0; j < s->n_allow; j++) {
-			snprintf(rule, sizeof(rule), "%s %s%s", s->allow[j].method, s->allow[j].path,
-				 s->allow[j].prefix ? "*" : "");
-			fputs(j ? "," : "", out);
-			lr_json_str(out, rule);
-		}
-		fprintf(out, "]}");
-	}
-	fputc(']', out);
-}
-
 /* --allow-domain: which mode runs, and what it lets out. */
-static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
+static void text_egress(FILE *out, const struct explain_view *v)
 {
-	const struct lr_policy *p = in->policy;
-	const struct lr_plan *plan = in->plan;
-	uint16_t port = lr_egress_netns_port(p);
+	const struct lr_policy *p = v->p;
+	const struct lr_plan *plan = v->plan;
 	char buf[300];
 
 	if (plan->egress == LR_EGRESS_OFF)
@@ -175,9 +253,9 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 			lr_egress_dest_text(&p->allow_domains[i], buf, sizeof(buf)));
 	fprintf(out, "\n");
 	if (plan->egress == LR_EGRESS_NETNS) {
-		if (port)
+		if (v->proxy_port)
 			fprintf(out, "  mode netns: a network namespace of its own with only lo; the proxy "
-				     "at 127.0.0.1:%u is its only way out", port);
+				     "at 127.0.0.1:%u is its only way out", v->proxy_port);
 		else
 			fprintf(out, "  mode netns: a network namespace of its own with only lo; the proxy "
 				     "on a free port of 127.0.0.1 is its only way out");
@@ -206,11 +284,11 @@ static void explain_egress_text(FILE *out, const struct lr_explain_input *in)
 	}
 	fprintf(out, "  HTTPS_PROXY, HTTP_PROXY, ALL_PROXY (and lower case) point the command at "
 		     "it; NO_PROXY: localhost, 127.0.0.1, ::1\n");
-	explain_intercepted_text(out, p);
+	text_intercepted(out, p);
 }
 
 /* What the drop-in default chose (project.c), and a private HOME. */
-static void explain_defaults(FILE *out, const struct lr_policy *p)
+static void text_defaults(FILE *out, const struct lr_policy *p)
 {
 	if (p->outright)
 		fprintf(out, "defaults: none (%s names the system: the command line says the whole "
@@ -231,35 +309,38 @@ static void explain_defaults(FILE *out, const struct lr_policy *p)
 			     "what it looked for there\n");
 }
 
-static void explain_text(FILE *out, const struct lr_explain_input *in)
+static void text_head(FILE *out, const struct explain_view *v)
 {
-	const struct lr_plan *plan = in->plan;
-	struct utsname u;
+	const struct lr_plan *plan = v->plan;
 	char buf[512];
 
-	if (uname(&u) < 0)
-		strcpy(u.release, "?");
-	fprintf(out, "kernel %s, Landlock %s, errata 0x%x, seccomp %s\n", u.release,
+	fprintf(out, "kernel %s, Landlock %s, errata 0x%x, seccomp %s\n", v->release,
 		landlock_state(plan, buf, sizeof(buf)), plan->landlock_errata,
 		!plan->seccomp		 ? "unavailable"
 		: plan->seccomp_by_prctl ? "filters (by prctl: the caller's filter refuses seccomp(2))"
 					 : "filters");
-	fprintf(out, "on-unsupported: %s\n", mode_name(in->policy->on_unsupported));
-	explain_defaults(out, in->policy);
+	fprintf(out, "on-unsupported: %s\n", mode_name(v->p->on_unsupported));
+	text_defaults(out, v->p);
 	fprintf(out, "\nprotections:\n");
-	for (int p = 0; p < LR_PROT_COUNT; p++) {
-		const struct lr_prot_info *info = lr_prot_info(p);
-		const struct lr_plan_row *row = &plan->rows[p];
+	for (int i = 0; i < LR_PROT_COUNT; i++) {
+		const struct explain_prot *pr = &v->prot[i];
 
-		if (!row->requested) {
-			fprintf(out, "  %-20s off       (not requested) %s\n", info->id, info->what);
-			continue;
-		}
-		if (row->layer == LR_LAYER_NONE)
-			fprintf(out, "  %-20s LOST      %s; needs %s\n", info->id, info->what, info->needs);
+		if (!pr->requested)
+			fprintf(out, "  %-20s off       (not requested) %s\n", pr->id, pr->what);
+		else if (!pr->layer)
+			fprintf(out, "  %-20s LOST      %s; needs %s\n", pr->id, pr->what, pr->needs);
 		else
-			fprintf(out, "  %-20s %-9s %s\n", info->id, lr_layer_name(row->layer), info->what);
+			fprintf(out, "  %-20s %-9s %s\n", pr->id, pr->layer, pr->what);
 	}
+}
+
+/* The grants, what they were carved around, what the broker serves. */
+static void text_files(FILE *out, const struct explain_view *v)
+{
+	const struct lr_explain_input *in = v->in;
+	const struct lr_hole *h;
+	char buf[512];
+
 	fprintf(out, "\ngrants:\n");
 	if (!in->rules->n)
 		fprintf(out, "  (none)\n");
@@ -273,11 +354,7 @@ static void explain_text(FILE *out, const struct lr_explain_input *in)
 				  : "nothing (no Landlock)",
 			r->grant->origin ? r->grant->origin : "the command line");
 	}
-	for (size_t i = 0, n = 0; i < in->holes->n; i++) {
-		const struct lr_hole *h = &in->holes->v[i];
-
-		if (!h->carved)
-			continue;
+	for (size_t i = 0, n = 0; (h = next_kept_out(in->holes, &i));) {
 		if (n++ == 0)
 			fprintf(out, "\nkept out of the grants (each granted directory above them is "
 				     "carved: its entries are granted one by one):\n");
@@ -289,64 +366,88 @@ static void explain_text(FILE *out, const struct lr_explain_input *in)
 			i ? "" : "\nbrokered (names made, removed and renamed by landrun's broker, "
 				 "which refuses the protected and secret ones):\n",
 			in->brokered->v[i]);
-	if (in->policy->private_tmp || in->policy->private_home)
+	if (v->p->private_tmp || v->p->private_home)
 		fprintf(out, "\nprivate directories: %s%s%s (made under /tmp at start when the command "
 			     "would get none)\n",
-			in->policy->private_tmp ? "TMPDIR" : "",
-			in->policy->private_tmp && in->policy->private_home ? " and " : "",
-			in->policy->private_home ? "HOME" : "");
-	fprintf(out, "\nnetwork: %s; TCP connect: ",
-		in->policy->unrestricted_net ? "unrestricted" : "restricted");
-	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, false);
+			v->p->private_tmp ? "TMPDIR" : "",
+			v->p->private_tmp && v->p->private_home ? " and " : "",
+			v->p->private_home ? "HOME" : "");
+}
+
+static void text_network(FILE *out, const struct explain_view *v)
+{
+	const struct lr_policy *p = v->p;
+
+	fprintf(out, "\nnetwork: %s; TCP connect: ", p->unrestricted_net ? "unrestricted" : "restricted");
+	print_ports(out, p->connect_tcp, p->n_connect_tcp, false);
 	fprintf(out, "; TCP bind: ");
-	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, false);
+	print_ports(out, p->bind_tcp, p->n_bind_tcp, false);
 	fprintf(out, "\n");
-	explain_egress_text(out, in);
+	text_egress(out, v);
+}
+
+/* The supervisor, what is done with the denials, the limits. */
+static void text_lifetime(FILE *out, const struct explain_view *v)
+{
+	const struct lr_policy *p = v->p;
+
 	fprintf(out, "lifetime: ");
-	if (in->policy->init || in->policy->timeout_ms || in->policy->die_with_parent ||
-	    in->policy->audit_log || in->policy->report_denials)
+	if (v->supervised)
 		fprintf(out, "supervised (asked for by%s%s%s%s%s), grace %llu ms%s%s\n",
-			in->policy->init ? " --init" : "",
-			in->policy->timeout_ms ? " --timeout" : "",
-			in->policy->die_with_parent ? " --die-with-parent" : "",
-			in->policy->audit_log ? " --audit-log" : "",
-			in->policy->report_denials ? " --report-denials" : "",
-			in->policy->timeout_grace_ms, in->policy->audit_log ? "; audit log " : "",
-			in->policy->audit_log ? in->policy->audit_log : "");
+			p->init ? " --init" : "", p->timeout_ms ? " --timeout" : "",
+			p->die_with_parent ? " --die-with-parent" : "",
+			p->audit_log ? " --audit-log" : "", p->report_denials ? " --report-denials" : "",
+			p->timeout_grace_ms, p->audit_log ? "; audit log " : "",
+			p->audit_log ? p->audit_log : "");
 	else
 		fprintf(out, "exec in place (supervised only as PID 1)\n");
-	if (in->policy->report_denials || in->policy->landlock_audit) {
-		bool audited = in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
-
+	if (p->report_denials || p->landlock_audit) {
 		fprintf(out, "denials:");
-		if (in->policy->report_denials)
+		if (p->report_denials)
 			fprintf(out, " traced, and listed when the command ends%s%s%s",
-				in->policy->learn ? ", and learned into " : "",
-				in->policy->learn ? in->policy->learn : "",
-				in->policy->landlock_audit ? ";" : "");
-		if (in->policy->landlock_audit)
+				p->learn ? ", and learned into " : "", p->learn ? p->learn : "",
+				p->landlock_audit ? ";" : "");
+		if (p->landlock_audit)
 			fprintf(out, " %s",
-				audited ? "recorded by the kernel's audit, if enabled (Landlock)"
-					: "not recorded by the kernel's audit: needs Landlock "
-					  "ABI 7");
+				v->audited ? "recorded by the kernel's audit, if enabled (Landlock)"
+					   : "not recorded by the kernel's audit: needs Landlock "
+					     "ABI 7");
 		fputc('\n', out);
 	}
-	if (in->policy->timeout_ms)
-		fprintf(out, "timeout: %llu ms\n", in->policy->timeout_ms);
+	if (p->timeout_ms)
+		fprintf(out, "timeout: %llu ms\n", p->timeout_ms);
 	fprintf(out, "limits:");
 	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
 		fprintf(out, "%s %s ", i ? ";" : "", limit_name(i));
-		print_limit(out, &in->policy->limits[i], i, false);
+		print_limit(out, &p->limits[i], i, false);
 	}
 	fprintf(out, "\n");
+}
+
+static void text_command(FILE *out, const struct explain_view *v)
+{
+	const struct lr_explain_input *in = v->in;
+
 	fprintf(out, "\nenvironment (%zu variables, values not shown):", in->env->n);
 	for (size_t i = 0; i < in->env->n; i++)
-		fprintf(out, " %.*s", (int)strcspn(in->env->v[i], "="), in->env->v[i]);
+		fprintf(out, " %.*s", (int)env_name_len(in->env->v[i]), in->env->v[i]);
 	fprintf(out, "\n");
-	fprintf(out, "runs as: uid %u, gid %u%s\n", (unsigned)plan->uid, (unsigned)plan->gid,
-		plan->switch_user ? " (--user: landrun switches to them, with no other group)" : "");
+	fprintf(out, "runs as: uid %u, gid %u%s\n", (unsigned)v->plan->uid, (unsigned)v->plan->gid,
+		v->plan->switch_user ? " (--user: landrun switches to them, with no other group)" : "");
 	if (in->command)
 		fprintf(out, "command: %s\n", in->command);
+}
+
+static void explain_text(FILE *out, const struct lr_explain_input *in)
+{
+	struct explain_view v;
+
+	explain_view(in, &v);
+	text_head(out, &v);
+	text_files(out, &v);
+	text_network(out, &v);
+	text_lifetime(out, &v);
+	text_command(out, &v);
 }
 
 /* The text, each line escaped: paths expanded from the environment, names
@@ -385,76 +486,116 @@ void lr_explain_text(FILE *out, const struct lr_explain_input *in)
 	free(text);
 }
 
-void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
-{
-	const struct lr_plan *plan = in->plan;
-	struct utsname u;
+/* ---- the JSON ---- */
 
-	if (uname(&u) < 0)
-		strcpy(u.release, "?");
+static const char *json_bool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static void json_intercepted(FILE *out, const struct lr_policy *p)
+{
+	char rule[600];
+
+	if (!p->n_egress_sites)
+		return;
+	fprintf(out, ",\"intercepted\":[");
+	for (size_t i = 0; i < p->n_egress_sites; i++) {
+		const struct lr_http_site *s = &p->egress_sites[i];
+		struct lr_strlist vars = { 0 };
+
+		fprintf(out, "%s{\"host\":", i ? "," : "");
+		lr_json_str(out, s->host);
+		fprintf(out, ",\"port\":%u,\"header\":", s->port);
+		lr_json_str(out, s->header_name);
+		fprintf(out, ",\"variables\":[");
+		if (site_vars(s, &vars))
+			for (size_t j = 0; j < vars.n; j++) {
+				fputs(j ? "," : "", out);
+				lr_json_str(out, vars.v[j]);
+			}
+		lr_strlist_free(&vars);
+		fprintf(out, "],\"requests\":[");
+		for (size_t j = 0; j < s->n_allow; j++) {
+			fputs(j ? "," : "", out);
+			lr_json_str(out, request_text(&s->allow[j], rule, sizeof(rule)));
+		}
+		fprintf(out, "]}");
+	}
+	fputc(']', out);
+}
+
+static void json_head(FILE *out, const struct explain_view *v)
+{
+	const struct lr_plan *plan = v->plan;
+
 	fprintf(out, "{\"schema\":1,\"landrun_version\":");
 	lr_json_str(out, LR_VERSION);
 	fprintf(out, ",\"kernel\":{\"release\":");
-	lr_json_str(out, u.release);
+	lr_json_str(out, v->release);
 	fprintf(out, ",\"landlock_abi\":%d,\"landlock_abi_used\":%d,\"landlock_abi_known\":%d,"
 		     "\"landlock_errno\":",
 		plan->abi_kernel, plan->abi, LR_LANDLOCK_ABI_KNOWN);
 	lr_json_str(out, plan->landlock_errno ? strerrorname_np(plan->landlock_errno) : NULL);
 	fprintf(out, ",\"landlock_errata\":%u,\"seccomp\":%s},\"on_unsupported\":",
-		plan->landlock_errata, plan->seccomp ? "true" : "false");
-	lr_json_str(out, mode_name(in->policy->on_unsupported));
+		plan->landlock_errata, json_bool(plan->seccomp));
+	lr_json_str(out, mode_name(v->p->on_unsupported));
 	fprintf(out, ",\"profile\":");
-	lr_json_str(out, in->policy->profile);
+	lr_json_str(out, v->p->profile);
 	fprintf(out, ",\"project\":");
-	lr_json_str(out, in->policy->project);
+	lr_json_str(out, v->p->project);
 	fprintf(out, ",\"protections\":[");
-	for (int p = 0; p < LR_PROT_COUNT; p++) {
-		const struct lr_prot_info *info = lr_prot_info(p);
-		const struct lr_plan_row *row = &plan->rows[p];
+	for (int i = 0; i < LR_PROT_COUNT; i++) {
+		const struct explain_prot *pr = &v->prot[i];
 
-		fprintf(out, "%s{\"id\":", p ? "," : "");
-		lr_json_str(out, info->id);
-		fprintf(out, ",\"requested\":%s,\"enforced\":%s,\"layer\":",
-			row->requested ? "true" : "false",
-			row->requested && row->layer != LR_LAYER_NONE ? "true" : "false");
-		lr_json_str(out, row->requested && row->layer != LR_LAYER_NONE
-					 ? lr_layer_name(row->layer)
-					 : NULL);
+		fprintf(out, "%s{\"id\":", i ? "," : "");
+		lr_json_str(out, pr->id);
+		fprintf(out, ",\"requested\":%s,\"enforced\":%s,\"layer\":", json_bool(pr->requested),
+			json_bool(pr->layer != NULL));
+		lr_json_str(out, pr->layer);
 		fprintf(out, ",\"what\":");
-		lr_json_str(out, info->what);
+		lr_json_str(out, pr->what);
 		fprintf(out, ",\"needs\":");
-		lr_json_str(out, lr_plan_is_lost(plan, p) ? info->needs : NULL);
+		lr_json_str(out, pr->needs);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"grants\":[");
-	for (size_t i = 0; i < in->rules->n; i++) {
-		const struct lr_fs_rule *r = &in->rules->v[i];
+	fputc(']', out);
+}
 
-		fprintf(out, "%s{\"flag\":", i ? "," : "");
-		lr_json_str(out, r->grant->flag);
-		fprintf(out, ",\"path\":");
-		lr_json_str(out, r->grant->path);
-		fprintf(out, ",\"resolved\":");
-		lr_json_str(out, r->realpath);
-		fprintf(out, ",\"rights\":[");
-		for (size_t b = 0, n = 0; b < sizeof(fs_right_names) / sizeof(*fs_right_names); b++) {
-			if (!(r->rights & (1ULL << b)))
-				continue;
-			fputs(n++ ? "," : "", out);
-			lr_json_str(out, fs_right_names[b]);
-		}
-		fprintf(out, "],\"optional\":%s,\"carved\":%s,\"made_at_start\":%s,\"origin\":",
-			r->grant->optional ? "true" : "false", r->carved ? "true" : "false",
-			r->fd < 0 ? "true" : "false");
-		lr_json_str(out, r->grant->origin);
-		fputc('}', out);
+static void json_grant(FILE *out, const struct lr_fs_rule *r)
+{
+	const char *name;
+
+	fprintf(out, "{\"flag\":");
+	lr_json_str(out, r->grant->flag);
+	fprintf(out, ",\"path\":");
+	lr_json_str(out, r->grant->path);
+	fprintf(out, ",\"resolved\":");
+	lr_json_str(out, r->realpath);
+	fprintf(out, ",\"rights\":[");
+	for (size_t b = 0, n = 0; (name = next_right(r->rights, &b));) {
+		fputs(n++ ? "," : "", out);
+		lr_json_str(out, name);
+	}
+	fprintf(out, "],\"optional\":%s,\"carved\":%s,\"made_at_start\":%s,\"origin\":",
+		json_bool(r->grant->optional), json_bool(r->carved), json_bool(r->fd < 0));
+	lr_json_str(out, r->grant->origin);
+	fputc('}', out);
+}
+
+/* The grants, what they were carved around, what the broker serves. */
+static void json_files(FILE *out, const struct explain_view *v)
+{
+	const struct lr_explain_input *in = v->in;
+	const struct lr_hole *h;
+
+	fprintf(out, ",\"grants\":[");
+	for (size_t i = 0; i < in->rules->n; i++) {
+		fputs(i ? "," : "", out);
+		json_grant(out, &in->rules->v[i]);
 	}
 	fprintf(out, "],\"kept_out\":[");
-	for (size_t i = 0, n = 0; i < in->holes->n; i++) {
-		const struct lr_hole *h = &in->holes->v[i];
-
-		if (!h->carved)
-			continue;
+	for (size_t i = 0, n = 0; (h = next_kept_out(in->holes, &i));) {
 		fprintf(out, "%s{\"path\":", n++ ? "," : "");
 		lr_json_str(out, h->path);
 		fprintf(out, ",\"access\":");
@@ -468,72 +609,103 @@ void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
 		fputs(i ? "," : "", out);
 		lr_json_str(out, in->brokered->v[i]);
 	}
-	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s},"
-		     "\"process\":{\"deny_subprocess\":%s,\"allow_sysv_ipc\":%s,\"keep_fds\":[",
-		in->policy->unrestricted_fs ? "true" : "false",
-		in->policy->private_tmp ? "true" : "false",
-		in->policy->private_home ? "true" : "false",
-		in->policy->deny_subprocess ? "true" : "false",
-		in->policy->allow_sysv_ipc ? "true" : "false");
-	for (size_t i = 0; i < in->policy->n_keep_fds; i++)
-		fprintf(out, "%s%d", i ? "," : "", in->policy->keep_fds[i]);
-	fprintf(out, "],\"uid\":%u,\"gid\":%u,\"switch_user\":%s},\"network\":",
-		(unsigned)plan->uid, (unsigned)plan->gid, plan->switch_user ? "true" : "false");
-	fprintf(out, "{\"unrestricted\":%s,\"unrestricted_scoped\":%s,"
-		     "\"connect_tcp\":[",
-		in->policy->unrestricted_net ? "true" : "false",
-		in->policy->unrestricted_scoped ? "true" : "false");
-	print_ports(out, in->policy->connect_tcp, in->policy->n_connect_tcp, true);
-	fprintf(out, "],\"bind_tcp\":[");
-	print_ports(out, in->policy->bind_tcp, in->policy->n_bind_tcp, true);
-	fprintf(out, "],\"allow_domain\":[");
-	for (size_t i = 0; i < in->policy->n_allow_domains; i++) {
-		char buf[300];
+	fprintf(out, "],\"filesystem\":{\"unrestricted\":%s,\"private_tmp\":%s,\"private_home\":%s}",
+		json_bool(v->p->unrestricted_fs), json_bool(v->p->private_tmp),
+		json_bool(v->p->private_home));
+}
 
+static void json_process(FILE *out, const struct explain_view *v)
+{
+	const struct lr_policy *p = v->p;
+
+	fprintf(out, ",\"process\":{\"deny_subprocess\":%s,\"allow_sysv_ipc\":%s,\"keep_fds\":[",
+		json_bool(p->deny_subprocess), json_bool(p->allow_sysv_ipc));
+	for (size_t i = 0; i < p->n_keep_fds; i++)
+		fprintf(out, "%s%d", i ? "," : "", p->keep_fds[i]);
+	fprintf(out, "],\"uid\":%u,\"gid\":%u,\"switch_user\":%s}", (unsigned)v->plan->uid,
+		(unsigned)v->plan->gid, json_bool(v->plan->switch_user));
+}
+
+static void json_network(FILE *out, const struct explain_view *v)
+{
+	const struct lr_policy *p = v->p;
+	const struct lr_plan *plan = v->plan;
+	char buf[300];
+
+	fprintf(out, ",\"network\":{\"unrestricted\":%s,\"unrestricted_scoped\":%s,\"connect_tcp\":[",
+		json_bool(p->unrestricted_net), json_bool(p->unrestricted_scoped));
+	print_ports(out, p->connect_tcp, p->n_connect_tcp, true);
+	fprintf(out, "],\"bind_tcp\":[");
+	print_ports(out, p->bind_tcp, p->n_bind_tcp, true);
+	fprintf(out, "],\"allow_domain\":[");
+	for (size_t i = 0; i < p->n_allow_domains; i++) {
 		fputs(i ? "," : "", out);
-		lr_json_str(out, lr_egress_dest_text(&in->policy->allow_domains[i], buf, sizeof(buf)));
+		lr_json_str(out, lr_egress_dest_text(&p->allow_domains[i], buf, sizeof(buf)));
 	}
 	fprintf(out, "],\"egress\":");
 	if (plan->egress == LR_EGRESS_OFF) {
 		fputs("null", out);
 	} else {
-		uint16_t port = lr_egress_netns_port(in->policy);
-
 		fprintf(out, "{\"mode\":");
 		lr_json_str(out, egress_mode_name(plan->egress));
-		if (plan->egress == LR_EGRESS_NETNS && port)
-			fprintf(out, ",\"proxy\":\"127.0.0.1:%u\"", port);
+		if (v->proxy_port)
+			fprintf(out, ",\"proxy\":\"127.0.0.1:%u\"", v->proxy_port);
 		else
 			fprintf(out, ",\"proxy\":null");
 		fprintf(out, ",\"netns_errno\":");
 		lr_json_str(out, plan->netns_errno ? strerrorname_np(plan->netns_errno) : NULL);
-		fprintf(out, ",\"brokered\":%s", plan->broker_connect ? "true" : "false");
-		explain_intercepted_json(out, in->policy);
+		fprintf(out, ",\"brokered\":%s", json_bool(plan->broker_connect));
+		json_intercepted(out, p);
 		fputc('}', out);
 	}
-	fprintf(out, "},\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
+	fputc('}', out);
+}
+
+/* The supervisor, what is done with the denials, the limits. */
+static void json_lifetime(FILE *out, const struct explain_view *v)
+{
+	const struct lr_policy *p = v->p;
+
+	fprintf(out, ",\"lifetime\":{\"init\":%s,\"timeout_ms\":%llu,\"timeout_grace_ms\":%llu,"
 		     "\"die_with_parent\":%s,\"audit_log\":",
-		in->policy->init ? "true" : "false", in->policy->timeout_ms,
-		in->policy->timeout_grace_ms, in->policy->die_with_parent ? "true" : "false");
-	lr_json_str(out, in->policy->audit_log);
-	fprintf(out, "},\"denials\":{\"report\":%s,\"learn\":",
-		in->policy->report_denials ? "true" : "false");
-	lr_json_str(out, in->policy->learn);
-	fprintf(out, ",\"landlock_audit\":%s},\"limits\":{",
-		in->plan->restrict_flags & LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON ? "true"
-										  : "false");
+		json_bool(p->init), p->timeout_ms, p->timeout_grace_ms,
+		json_bool(p->die_with_parent));
+	lr_json_str(out, p->audit_log);
+	fprintf(out, "},\"denials\":{\"report\":%s,\"learn\":", json_bool(p->report_denials));
+	lr_json_str(out, p->learn);
+	fprintf(out, ",\"landlock_audit\":%s},\"limits\":{", json_bool(v->audited));
 	for (int i = 0; i < LR_LIMIT_COUNT; i++) {
 		fprintf(out, "%s\"%s\":", i ? "," : "", limit_name(i));
-		print_limit(out, &in->policy->limits[i], i, true);
+		print_limit(out, &p->limits[i], i, true);
 	}
-	fprintf(out, "},\"environment\":[");
+	fputc('}', out);
+}
+
+static void json_command(FILE *out, const struct explain_view *v)
+{
+	const struct lr_explain_input *in = v->in;
+
+	fprintf(out, ",\"environment\":[");
 	for (size_t i = 0; i < in->env->n; i++) {
 		fputs(i ? "," : "", out);
-		lr_json_strn(out, in->env->v[i], strcspn(in->env->v[i], "="));
+		lr_json_strn(out, in->env->v[i], env_name_len(in->env->v[i]));
 	}
 	fprintf(out, "],\"command\":");
 	lr_json_str(out, in->command);
 	fputc('}', out);
+}
+
+void lr_explain_json_object(FILE *out, const struct lr_explain_input *in)
+{
+	struct explain_view v;
+
+	explain_view(in, &v);
+	json_head(out, &v);
+	json_files(out, &v);
+	json_process(out, &v);
+	json_network(out, &v);
+	json_lifetime(out, &v);
+	json_command(out, &v);
 }
 
 void lr_explain_json(FILE *out, const struct lr_explain_input *in)

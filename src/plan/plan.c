@@ -164,32 +164,14 @@ static void set_row(struct lr_plan *plan, enum lr_prot prot, bool requested, enu
  * UDP from ABI 10); below that seccomp denies the whole socket kind, which is
  * coarser but holds.
  */
-static void plan_network(const struct lr_policy *policy, const struct lr_features *features,
-			 struct lr_plan *plan)
+/* --allow-domain: a network namespace, or the proxy on the host's loopback
+ * with its port the only connect rule (which any address on that port
+ * matches too) */
+static void plan_egress(const struct lr_policy *policy, const struct lr_features *features,
+			struct lr_plan *plan, bool egress)
 {
-	enum lr_layer seccomp = features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE;
-	uint64_t net_known = lr_landlock_net_rights(plan->abi);
-	uint64_t scopes_known = lr_landlock_scopes(plan->abi);
-	bool restricted = !policy->unrestricted_net;
-	bool egress = restricted && policy->n_allow_domains;
-	/* the proxy is reached over TCP, on a port of its own */
-	bool tcp = policy->n_connect_tcp || policy->n_bind_tcp || egress;
-	bool ll_tcp = (net_known & LANDLOCK_ACCESS_NET_CONNECT_TCP) != 0;
-	bool ll_udp = (net_known & LANDLOCK_ACCESS_NET_BIND_UDP) != 0;
-	bool ll_unix = (lr_landlock_fs_rights(plan->abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) != 0;
-	bool ll_scopes = (scopes_known & LANDLOCK_SCOPE_SIGNAL) != 0;
-	struct lr_seccomp_net *net = &plan->net;
-	bool relayed;
+	bool ll_tcp = (lr_landlock_net_rights(plan->abi) & LANDLOCK_ACCESS_NET_CONNECT_TCP) != 0;
 
-	plan->seccomp = features->seccomp_filter;
-	plan->deny_subprocess = policy->deny_subprocess;
-	net->restricted = restricted;
-
-	set_row(plan, LR_PROT_NET_SOCKETS, restricted, seccomp);
-
-	/* --allow-domain: a network namespace, or the proxy on the host's
-	 * loopback with its port the only connect rule (which any address on
-	 * that port matches too) */
 	plan->egress = !egress ? LR_EGRESS_OFF
 		       : features->netns_errno ? LR_EGRESS_LOOPBACK
 					       : LR_EGRESS_NETNS;
@@ -210,6 +192,21 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 		plan->egress == LR_EGRESS_NETNS ? LR_LAYER_NETNS
 		: plan->broker_connect		? LR_LAYER_BROKER
 						: LR_LAYER_NONE);
+}
+
+/* TCP, UDP and pathname UNIX sockets: by Landlock where it knows them, else
+ * by seccomp (plan->net), which can only allow or deny the whole family */
+static void plan_sockets(const struct lr_policy *policy, struct lr_plan *plan, bool egress,
+			 enum lr_layer seccomp)
+{
+	uint64_t net_known = lr_landlock_net_rights(plan->abi);
+	bool restricted = !policy->unrestricted_net;
+	/* the proxy is reached over TCP, on a port of its own */
+	bool tcp = policy->n_connect_tcp || policy->n_bind_tcp || egress;
+	bool ll_tcp = (net_known & LANDLOCK_ACCESS_NET_CONNECT_TCP) != 0;
+	bool ll_udp = (net_known & LANDLOCK_ACCESS_NET_BIND_UDP) != 0;
+	bool ll_unix = (lr_landlock_fs_rights(plan->abi) & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) != 0;
+	struct lr_seccomp_net *net = &plan->net;
 
 	/*
 	 * TCP: none at all without port flags; with them, Landlock picks the
@@ -243,15 +240,55 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 		plan->handled_fs |= LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 	set_row(plan, LR_PROT_NET_UNIX, restricted,
 		ll_unix ? LR_LAYER_LANDLOCK : policy->n_unix_paths ? LR_LAYER_NONE : seccomp);
+}
 
-	/* IPC scopes: Landlock from ABI 6; abstract sockets also die with
-	 * socket(AF_UNIX) under seccomp */
+/* IPC scopes: Landlock from ABI 6; abstract sockets also die with
+ * socket(AF_UNIX) under seccomp (plan_sockets() has decided it) */
+static void plan_scopes(const struct lr_policy *policy, struct lr_plan *plan,
+			enum lr_layer seccomp)
+{
+	bool ll_scopes = (lr_landlock_scopes(plan->abi) & LANDLOCK_SCOPE_SIGNAL) != 0;
+
 	if (!policy->unrestricted_scoped && ll_scopes)
 		plan->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
 	set_row(plan, LR_PROT_SCOPE_ABSTRACT_UNIX, !policy->unrestricted_scoped,
-		ll_scopes ? LR_LAYER_LANDLOCK : !net->unix_socket ? seccomp : LR_LAYER_NONE);
+		ll_scopes ? LR_LAYER_LANDLOCK : !plan->net.unix_socket ? seccomp : LR_LAYER_NONE);
 	set_row(plan, LR_PROT_SCOPE_SIGNAL, !policy->unrestricted_scoped,
 		ll_scopes ? LR_LAYER_LANDLOCK : LR_LAYER_NONE);
+}
+
+/* the terminal: job control keeps a background process from reading it, as
+ * long as no process can leave the session or the job */
+static void plan_terminal(const struct lr_features *features, struct lr_plan *plan,
+			  enum lr_layer seccomp)
+{
+	/* (with --pty the terminal is the command's own pty, which landrun
+	 * relays and closes when the command ends: nothing to deny) */
+	bool relayed = features->terminal_relayed && !features->terminal_foreign;
+
+	plan->deny_terminal = features->terminal && !relayed;
+	set_row(plan, LR_PROT_TTY_FOREGROUND, features->terminal,
+		relayed			     ? LR_LAYER_LAUNCHER
+		: features->terminal_foreign ? LR_LAYER_NONE
+					     : seccomp);
+}
+
+/* The network, the IPC scopes and what seccomp alone denies. */
+static void plan_network(const struct lr_policy *policy, const struct lr_features *features,
+			 struct lr_plan *plan)
+{
+	enum lr_layer seccomp = features->seccomp_filter ? LR_LAYER_SECCOMP : LR_LAYER_NONE;
+	bool restricted = !policy->unrestricted_net;
+	bool egress = restricted && policy->n_allow_domains;
+
+	plan->seccomp = features->seccomp_filter;
+	plan->deny_subprocess = policy->deny_subprocess;
+	plan->net.restricted = restricted;
+
+	set_row(plan, LR_PROT_NET_SOCKETS, restricted, seccomp);
+	plan_egress(policy, features, plan, egress);
+	plan_sockets(policy, plan, egress, seccomp);
+	plan_scopes(policy, plan, seccomp);
 
 	set_row(plan, LR_PROT_PROC_OTHERS, true, seccomp);
 	plan->deny_sysv_ipc = !policy->allow_sysv_ipc;
@@ -260,16 +297,7 @@ static void plan_network(const struct lr_policy *policy, const struct lr_feature
 	set_row(plan, LR_PROT_KERNEL_FOREIGN_ABI, true, seccomp);
 	set_row(plan, LR_PROT_NO_SUBPROCESS, policy->deny_subprocess, seccomp);
 
-	/* the terminal: job control keeps a background process from reading
-	 * it, as long as no process can leave the session or the job */
-	/* (with --pty the terminal is the command's own pty, which landrun
-	 * relays and closes when the command ends: nothing to deny) */
-	relayed = features->terminal_relayed && !features->terminal_foreign;
-	plan->deny_terminal = features->terminal && !relayed;
-	set_row(plan, LR_PROT_TTY_FOREGROUND, features->terminal,
-		relayed			     ? LR_LAYER_LAUNCHER
-		: features->terminal_foreign ? LR_LAYER_NONE
-					     : seccomp);
+	plan_terminal(features, plan, seccomp);
 }
 
 /* The broker: for writable grants but landrun's private directories (which
