@@ -248,9 +248,13 @@ static void escape(struct lr_term_filter *f, struct sink *s, int t, const unsign
 		/* a C0 control is acted on and the ESC still waits (held: its
 		 * room kept for an introducer, hold of which cannot fail) */
 		if (f->n_held + n > LR_TERM_HELD - 2 || !hold(f, raw, n)) {
-			emit_held(f, s);
+			/* no room: the C0 controls go out now, and the ESC
+			 * stays held, for the terminal still waits after it
+			 * (sent, it would make an OSC 52 of a "]52" that
+			 * followed, passed as text) */
+			abandon(f, s);
 			emit(s, raw, n);
-			f->state = GROUND;
+			hold(f, (const unsigned char[]){ ESC }, 1);
 		}
 		return;
 	}

@@ -200,3 +200,43 @@ Test(termfilter, restore_everything_fits)
 	lr_term_filter(&f, in, strlen(in), out);
 	cr_expect(lr_term_restore(&f, seq) <= LR_TERM_RESTORE_MAX);
 }
+
+/* ESC, then more C0 controls than the filter holds, then "]52;...": the
+ * terminal still waits after the ESC (it acts on C0 controls inside a
+ * sequence), so the OSC 52 is dropped, not passed as text; beside it, the
+ * control: an OSC 0 (the title) after as many passes. */
+Test(termfilter, esc_waits_past_many_c0_controls)
+{
+	static const char *const tails[] = { "]52;c;aGk=\a", "]0;t\a" };
+	char in[3 * LR_TERM_HELD], *out = malloc(9 * LR_TERM_HELD + LR_TERM_SLACK);
+	const size_t steps[] = { 1, 2, 7, 3 * LR_TERM_HELD };
+
+	cr_assert(out);
+	for (size_t t = 0; t < 2; t++) {
+		size_t n = 0, len;
+
+		in[n++] = 0x1b;
+		for (int i = 0; i < 2 * LR_TERM_HELD; i++)
+			in[n++] = '\0';
+		n += (size_t)sprintf(in + n, "%s", tails[t]);
+		for (size_t k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
+			struct lr_term_filter f;
+			const char *esc;
+
+			run_split(in, n, steps[k], out, &len, &f);
+			esc = memchr(out, 0x1b, len);
+			if (t == 0) {
+				cr_expect(!memmem(out, len, "52", 2) && !esc,
+					  "in pieces of %zu: the OSC 52 passed", steps[k]);
+				cr_expect(f.dropped[LR_TERM_DROPPED_CLIPBOARD] == 1);
+			} else {
+				cr_expect(esc && memmem(esc, len - (size_t)(esc - out), "]0;t\a", 5),
+					  "in pieces of %zu: the control's OSC 0 did not pass", steps[k]);
+				cr_expect(lr_term_dropped(&f) == 0);
+			}
+			/* the NULs, which the terminal acts on: most of them out */
+			cr_expect(len >= 2 * LR_TERM_HELD - 8, "%zu bytes out", len);
+		}
+	}
+	free(out);
+}
