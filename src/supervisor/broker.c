@@ -3256,7 +3256,7 @@ static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 	static const int quiet_parent[] = { SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	char err[512], byte;
-	int keep[64], bad, sigfd = -1;
+	int keep[64], bad, r, sigfd = -1;
 	size_t n = 0;
 	ssize_t got;
 
@@ -3299,11 +3299,14 @@ static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 		dprintf(STDERR_FILENO, "landrun: the broker: cannot start its opener\n");
 		_exit(LR_EXIT_FAILURE);
 	}
-	if (lr_seccomp_load_broker(b->egress_port && b->connect_own, err, sizeof(err)) < 0 ||
-	    (lr_seccomp_witness_check() < 0 &&
-	     snprintf(err, sizeof(err), "witness: unshare(0) was not denied: its seccomp filter "
-					"is not in force") > 0)) {
-		/* it faces the command: it never serves unconfined */
+	/* it faces the command: it never serves unconfined */
+	r = lr_seccomp_load_broker(b->egress_port && b->connect_own, err, sizeof(err));
+	if (r == 0 && lr_seccomp_witness_check() < 0) {
+		snprintf(err, sizeof(err), "witness: unshare(0) was not denied: its seccomp filter "
+					   "is not in force");
+		r = -EPERM;
+	}
+	if (r < 0) {
 		dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
 		if (child)
 			kill(child, SIGKILL);
