@@ -170,7 +170,8 @@ t_pid1_sigterm() {
 # writes as it ends
 ORPHANS="rm -f $W/go $W/orphan.*; for i in 1 2 3 4 5; do sh -c \"(until [ -e $W/go ]; do sleep 0.05; done; : >$W/orphan.\\\$\\\$) & exit 0\"; done; : >$W/go; exec sleep 30"
 # the 5 orphans have ended (each wrote its marker, none runs): what is
-# left of them is a zombie or nothing
+# left of them is a zombie or nothing.  A run starts with no marker: the
+# last run's would make its orphans look ended before they start.
 orphans_ended() {
 	[ "$(ls "$W"/orphan.* 2>/dev/null | wc -l)" = 5 ] && ! pgrep -f "^sh -c \\(until \\[ -e $W/go" >/dev/null
 }
@@ -180,6 +181,7 @@ t_pid1_zombies() {
 		 "control: 5 orphans stay zombies under a PID 1 that does not reap")
 	local lp n
 	needs_pidns "${D[@]}" || return
+	rm -f "$W"/go "$W"/orphan.*
 	bg "${PIDNS[@]}" "${LR[@]}" --rw "$W" -- sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
 	until_ok "$WAIT_S" orphans_ended
@@ -188,6 +190,7 @@ t_pid1_zombies() {
 	kill -TERM "$lp"
 	fin
 	if [ "$n" = 0 ] && [ "$RC" = 143 ]; then tap_ok "${D[0]}"; else tap_not_ok "${D[0]}: $n zombies"; fi
+	rm -f "$W"/go "$W"/orphan.*
 	bg "${PIDNS[@]}" sh -c "$ORPHANS"
 	lp=$(child_of "$BG")
 	until_ok "$WAIT_S" eval '[ "$(zombies "$lp")" = 5 ]'
@@ -375,6 +378,7 @@ t_init_status() {
 
 t_init_zombies() {
 	local n
+	rm -f "$W"/go "$W"/orphan.*
 	bg "${LR[@]}" --init --rw "$W" -- sh -c "$ORPHANS"
 	until_ok "$WAIT_S" orphans_ended
 	until_ok "$WAIT_S" eval '[ "$(zombies "$BG")" = 0 ]'
