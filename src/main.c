@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 
 #include "config.h"
-#include "landrun/confine/landlock.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
@@ -22,6 +21,7 @@
 #include "landrun/policy/cli.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/landlock.h"
 #include "landrun/supervisor/broker.h"
 #include "landrun/supervisor/supervise.h"
 #include "run/run.h"

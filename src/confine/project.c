@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "landrun/confine/exec.h"
 #include "landrun/confine/project.h"
 #include "landrun/confine/scan.h"
 #include "landrun/policy/config.h"
+#include "landrun/sandbox/exec.h"
 
 /* Directories that are not a project, besides the system trees, the shared
  * ones and the home: the trees beneath them, and then the single ones. */

@@ -38,8 +38,6 @@
 
 #include <openssl/err.h>
 
-#include "landrun/confine/confine.h"
-#include "landrun/confine/landlock.h"
 #include "landrun/egress/egress.h"
 #include "landrun/egress/records.h"
 #include "landrun/egress/tls.h"
@@ -47,6 +45,8 @@
 #include "landrun/lib/log.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
+#include "landrun/sandbox/confine.h"
+#include "landrun/sandbox/landlock.h"
 
 #define CTL_FD 3
 #define PIDFD 4

@@ -13,14 +13,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "landrun/confine/confine.h"
-#include "landrun/confine/landlock.h"
-#include "landrun/confine/seccomp.h"
 #include "landrun/lib/log.h"
 #include "landrun/plan/fsrules.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/confine.h"
+#include "landrun/sandbox/landlock.h"
+#include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/broker.h"
 #include "run.h"
 

@@ -14,12 +14,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "landrun/confine/exec.h"
-#include "landrun/confine/landlock.h"
 #include "landrun/confine/privdir.h"
 #include "landrun/confine/project.h"
 #include "landrun/confine/scan.h"
-#include "landrun/confine/user.h"
 #include "landrun/lib/elf.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
@@ -30,6 +27,9 @@
 #include "landrun/policy/env.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/exec.h"
+#include "landrun/sandbox/landlock.h"
+#include "landrun/sandbox/user.h"
 #include "landrun/supervisor/broker.h"
 #include "run.h"
 

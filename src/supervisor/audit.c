@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "landrun/confine/landlock.h"
 #include "landrun/lib/json.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
+#include "landrun/sandbox/landlock.h"
 #include "landrun/supervisor/audit.h"
 #include "landrun/supervisor/learn.h"
 #include "landrun/supervisor/supervise.h"

@@ -28,12 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/confine/exec.h"
-#include "landrun/confine/seccomp.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/secrets.h"
+#include "landrun/sandbox/exec.h"
+#include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/broker.h"
 #include "landrun/supervisor/learn.h"
 

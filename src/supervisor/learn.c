@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/confine/exec.h"
-#include "landrun/confine/seccomp.h"
 #include "landrun/lib/elf.h"
 #include "landrun/lib/log.h"
 #include "landrun/policy/config.h"
 #include "landrun/policy/secrets.h"
+#include "landrun/sandbox/exec.h"
+#include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/learn.h"
 
 #define CLONE_NEW_ANY (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \

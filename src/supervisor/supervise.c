@@ -19,15 +19,15 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "landrun/confine/confine.h"
-#include "landrun/confine/exec.h"
-#include "landrun/confine/landlock.h"
-#include "landrun/confine/seccomp.h"
-#include "landrun/confine/user.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/plan.h"
+#include "landrun/sandbox/confine.h"
+#include "landrun/sandbox/exec.h"
+#include "landrun/sandbox/landlock.h"
+#include "landrun/sandbox/seccomp.h"
+#include "landrun/sandbox/user.h"
 #include "landrun/supervisor/supervise.h"
 #include "landrun/supervisor/termfilter.h"
 #include "landrun/supervisor/tree.h"

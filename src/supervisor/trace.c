@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
 #include "landrun/lib/elf.h"
+#include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/broker.h"
 #include "landrun/supervisor/trace.h"
 

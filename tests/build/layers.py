@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 # layers.py SOURCE_ROOT - check that the code includes only downward, in the
 # order of src/meson.build: a file of src/F/ or include/landrun/F/ may include
-# landrun/G/ only if G comes before F (or is F).  So the command's side
-# (confine/) never reaches into the supervisor or the helper, the helper
-# (egress/) never into the supervisor, and the pure
+# landrun/G/ only if G comes before F (or is F), and never one of the three
+# sides over sandbox/ another: the command's side (confine/), the supervisor
+# and the helper (egress/) share only sandbox/ and what is below it; the pure
 # parsers (policy/) reach nothing that runs.  The build-time generator
-# (tools/) may include up to confine/ (seccomp.h).  src/main.c and src/run/
+# (tools/) may include up to sandbox/ (seccomp.h).  src/main.c and src/run/
 # (the executable's pipeline and its steps) may include every folder.  TAP.
 import os
 import re
 import sys
 
-ORDER = ["lib", "policy", "plan", "confine", "supervisor", "egress"]
-# egress/ (the helper, landrun-egress, and landrun's side of it) comes after
-# the supervisor in the order of the libraries, but uses nothing of it.
-APART = {"egress": "supervisor"}
+ORDER = ["lib", "policy", "plan", "sandbox", "confine", "supervisor", "egress"]
+# confine/ (the command's side), supervisor/ and egress/ (the helper, and
+# landrun's side of it) are three sides over sandbox/: in the order of the
+# libraries one comes after another, but none uses another.
+APART = {"supervisor": ("confine",), "egress": ("confine", "supervisor")}
 
 root = sys.argv[1]
 inc = re.compile(r'^\s*#\s*include\s+"landrun/([a-z]+)/([A-Za-z0-9_.-]+)"', re.M)
@@ -30,7 +31,7 @@ def check(path, folder, limit):
         to, name = m.group(1), m.group(1) + "/" + m.group(2)
         if to not in ORDER:
             results.append((False, f"{path}: includes {name}", "no such folder"))
-        elif APART.get(folder) == to:
+        elif to in APART.get(folder, ()):
             results.append((False, f"{path}: includes {name}",
                             f"{folder}/ uses nothing of {to}/"))
         elif ORDER.index(to) > limit:
@@ -47,7 +48,7 @@ for top, depth in (("src", 1), ("include/landrun", 2), ("tools", 1)):
                 continue
             path = rel + "/" + n
             if top == "tools":
-                check(path, "tools", ORDER.index("confine"))
+                check(path, "tools", ORDER.index("sandbox"))
             elif top == "src" and len(parts) > 1 and parts[1] == "run":
                 continue  # the executable's steps (src/run/run.h): they may use all
             elif len(parts) > depth and parts[depth] in ORDER:

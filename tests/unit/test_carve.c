@@ -20,14 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/confine/caps.h"
-#include "landrun/confine/landlock.h"
 #include "landrun/confine/scan.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/caps.h"
+#include "landrun/sandbox/landlock.h"
 #include "skip.h"
 #include "tmptree.h"
 

@@ -15,8 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
 #include "landrun/policy/config.h"
+#include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/learn.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landrun/confine/landlock.h"
 #include "landrun/confine/scan.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/landlock.h"
 #include "skip.h"
 #include "tmptree.h"
 

@@ -49,7 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
+#include "landrun/sandbox/seccomp.h"
 #include "seccomp-build.h"
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"

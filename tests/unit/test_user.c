@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "landrun/confine/user.h"
+#include "landrun/sandbox/user.h"
 #include "skip.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -2,7 +2,7 @@
 /*
  * The filters as written with libseccomp (seccomp.c): for the generator
  * (seccomp-gen.c), the unit tests and the benchmarks, at build time only.
- * landrun loads what the generator compiled (landrun/confine/seccomp.h) and
+ * landrun loads what the generator compiled (landrun/sandbox/seccomp.h) and
  * never links libseccomp.
  */
 #ifndef LANDRUN_SECCOMP_BUILD_H
@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "landrun/confine/seccomp.h"
 #include "landrun/plan/plan.h"
+#include "landrun/sandbox/seccomp.h"
 
 /* Build the filter the plan asks for.  Returns the context, or NULL with ERR. */
 scmp_filter_ctx lr_seccomp_build(const struct lr_plan *plan, char *err, size_t errlen);

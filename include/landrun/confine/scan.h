@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "landrun/confine/landlock.h"
 #include "landrun/plan/fsrules.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/landlock.h"
 
 /* Entries one walk looks at before it gives up (and landrun refuses). */
 #define LR_SCAN_MAX_ENTRIES 200000

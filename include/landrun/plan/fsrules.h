@@ -2,8 +2,8 @@
 /*
  * The file system rules as resolved: each grant opened (O_PATH) with its
  * rights, and the holes the scan found in them (secrets, protected paths).
- * Data only: confine/ fills them (landlock.c, scan.c) and enforces them;
- * --explain and the audit log describe them.
+ * Data only: sandbox/landlock.c and confine/scan.c fill them, sandbox/
+ * enforces them; --explain and the audit log describe them.
  */
 #ifndef LANDRUN_FSRULES_H
 #define LANDRUN_FSRULES_H

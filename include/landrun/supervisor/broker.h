@@ -35,11 +35,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "landrun/confine/landlock.h"
-#include "landrun/confine/scan.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/landlock.h"
 
 /* The witness: mkdirat(LR_BROKER_PING_DIRFD, NULL, 0) is answered with
  * LR_BROKER_PING_ANSWER by a broker, EBADF by the kernel; with mode 1, the

@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/caps.h"
+#include "landrun/sandbox/caps.h"
 
 /* The kernel's count of capabilities is below 64 for as long as the masks of
  * /proc/self/status are 64 bits wide. */

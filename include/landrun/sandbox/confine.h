@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <sys/resource.h>
 
-#include "landrun/confine/landlock.h"
 #include "landrun/plan/fsrules.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
+#include "landrun/sandbox/landlock.h"
 
 enum lr_confine_filter {
 	LR_CONFINE_NO_FILTER,

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/exec.h"
+#include "landrun/sandbox/exec.h"
 
 /* What execvp(3) uses when PATH is unset. */
 #define DEFAULT_PATH "/usr/local/bin:/bin:/usr/bin"

@@ -10,13 +10,13 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "landrun/confine/caps.h"
-#include "landrun/confine/confine.h"
-#include "landrun/confine/exec.h"
-#include "landrun/confine/landlock.h"
-#include "landrun/confine/seccomp.h"
-#include "landrun/confine/user.h"
 #include "landrun/lib/log.h"
+#include "landrun/sandbox/caps.h"
+#include "landrun/sandbox/confine.h"
+#include "landrun/sandbox/exec.h"
+#include "landrun/sandbox/landlock.h"
+#include "landrun/sandbox/seccomp.h"
+#include "landrun/sandbox/user.h"
 
 /* ERR, the reason, after WHO. */
 static int failed(const struct lr_confinement *c, int r, char *err, size_t errlen)

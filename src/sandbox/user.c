@@ -12,9 +12,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "landrun/confine/caps.h"
-#include "landrun/confine/user.h"
 #include "landrun/lib/util.h"
+#include "landrun/sandbox/caps.h"
+#include "landrun/sandbox/user.h"
 
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

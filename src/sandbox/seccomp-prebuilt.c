@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/seccomp.h"
+#include "landrun/sandbox/seccomp.h"
 #include "seccomp-bpf.h"
 
 const struct sock_fprog *lr_seccomp_prebuilt(const struct lr_plan *plan)

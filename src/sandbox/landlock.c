@@ -11,11 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "landrun/confine/landlock.h"
-#include "landrun/confine/scan.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
+#include "landrun/sandbox/landlock.h"
 
 /* Append a rule for the descriptor FD (taken over: closed on failure). */
 static struct lr_fs_rule *push_rule(struct lr_fs_rules *rules, int fd, bool is_dir, uint64_t rights,
