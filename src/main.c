@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "config.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 				    .report = -1, .domain = -1 };
 	struct lr_strlist brokered = { 0 };
 	struct egress_ca ca = { .fd = -1 };
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 	char *command;
 
 	ensure_std_fds();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "landrun/confine/privdir.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 
@@ -107,13 +108,13 @@ int lr_privdir_make(bool tmp, bool home, uid_t owner, char **dir, char *err, siz
 
 	sweep(owner);
 	if (asprintf(&path, TOP "/" PREFIX "%d.XXXXXX", (int)getpid()) < 0) {
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (!mkdtemp(path)) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot make a directory in " TOP ": %s", strerror(e));
+		lr_errf(err, errlen, "cannot make a directory in " TOP ": %s", strerror(e));
 		free(path);
 		return -e;
 	}
@@ -125,8 +126,8 @@ int lr_privdir_make(bool tmp, bool home, uid_t owner, char **dir, char *err, siz
 		if (asprintf(&sub, "%s/%s", path, i ? "home" : "tmp") < 0 || mkdir(sub, 0700) < 0) {
 			int e = sub ? errno : ENOMEM;
 
-			snprintf(err, errlen, "cannot make %s/%s: %s", path, i ? "home" : "tmp",
-				 strerror(e));
+			lr_errf(err, errlen, "cannot make %s/%s: %s", path, i ? "home" : "tmp",
+				strerror(e));
 			free(path);
 			return -e;
 		}

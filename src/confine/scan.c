@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "landrun/confine/scan.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/util.h"
 #include "landrun/policy/config.h"
 #include "landrun/policy/secrets.h"
@@ -72,7 +73,7 @@ static int fail(struct scan *sc, int e, const char *fmt, ...)
 	if (sc->rc < 0)
 		return sc->rc;
 	va_start(ap, fmt);
-	vsnprintf(sc->err, sc->errlen, fmt, ap);
+	lr_verrf(sc->err, sc->errlen, fmt, ap);
 	va_end(ap);
 	sc->rc = e;
 	return e;

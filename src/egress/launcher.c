@@ -25,6 +25,7 @@
 
 #include "landrun/egress/egress.h"
 #include "landrun/lib/audit-log.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/policy/env.h"
 
@@ -78,14 +79,15 @@ int lr_egress_find_helper(struct lr_egress *e, const char *self_dir, const char 
 	if (fd == -ENOENT)
 		fd = open_helper(libexec, e->helper_path, sizeof(e->helper_path));
 	if (fd == -ENOENT) {
-		snprintf(err, errlen, "--allow-domain: the egress helper %s is missing: not in %s%s%s "
-			 "(it is installed with landrun)", LR_EGRESS_HELPER, beside,
-			 beside[0] ? " nor in " : "", e->helper_path);
+		lr_errf(err, errlen,
+			"--allow-domain: the egress helper %s is missing: not in %s%s%s "
+			"(it is installed with landrun)",
+			LR_EGRESS_HELPER, beside, beside[0] ? " nor in " : "", e->helper_path);
 		return fd;
 	}
 	if (fd < 0) {
-		snprintf(err, errlen, "--allow-domain: the egress helper %s: %s", e->helper_path,
-			 strerror(-fd));
+		lr_errf(err, errlen, "--allow-domain: the egress helper %s: %s", e->helper_path,
+			strerror(-fd));
 		return fd;
 	}
 	e->helper_fd = fd;
@@ -332,13 +334,13 @@ static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 {
-	char what[256];
+	char what[LR_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	lr_verrf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "--allow-domain: %s: %s", what, strerror(-r));
+	lr_errf(err, errlen, "--allow-domain: %s: %s", what, strerror(-r));
 	return r;
 }
 
@@ -354,12 +356,12 @@ static int expect(struct lr_egress *e, const char *word, char *buf, size_t len, 
 	if (r < 0)
 		return fail(err, errlen, r, "reading from the egress helper (%s)", word);
 	if (strncmp(buf, "error ", 6) == 0) {
-		snprintf(err, errlen, "--allow-domain: the egress helper: %s", buf + 6);
+		lr_errf(err, errlen, "--allow-domain: the egress helper: %s", buf + 6);
 		return -EIO;
 	}
 	if (strncmp(buf, word, wl) != 0 || (buf[wl] != ' ' && buf[wl] != '\0')) {
-		snprintf(err, errlen, "--allow-domain: the egress helper said '%.64s', not %s", buf,
-			 word);
+		lr_errf(err, errlen, "--allow-domain: the egress helper said '%.64s', not %s", buf,
+			word);
 		return -EPROTO;
 	}
 	return 0;
@@ -513,8 +515,10 @@ int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen)
 	r = try_loopback(e->witness_port);
 	if (r < 0) {
 		lr_egress_drop_netns(e);
-		snprintf(err, errlen, "the egress helper's listener on 127.0.0.1:%u is not "
-			 "reachable from outside: %s", e->witness_port, strerror(-r));
+		lr_errf(err, errlen,
+			"the egress helper's listener on 127.0.0.1:%u is not "
+			"reachable from outside: %s",
+			e->witness_port, strerror(-r));
 		return -EIO;
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, e->maker, 0);
@@ -523,13 +527,15 @@ int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen)
 		close(pidfd);
 	lr_egress_drop_netns(e);
 	if (r < 0) {
-		snprintf(err, errlen, "setns into the network namespace: %s", strerror(-r));
+		lr_errf(err, errlen, "setns into the network namespace: %s", strerror(-r));
 		return r;
 	}
 	r = try_loopback(e->witness_port);
 	if (r == 0) {
-		snprintf(err, errlen, "the egress helper's listener on 127.0.0.1:%u is reachable "
-			 "from inside the network namespace", e->witness_port);
+		lr_errf(err, errlen,
+			"the egress helper's listener on 127.0.0.1:%u is reachable "
+			"from inside the network namespace",
+			e->witness_port);
 		return -EPERM;
 	}
 	r = lr_egress_send(e->ctl, "witness-check", -1);
@@ -539,8 +545,10 @@ int lr_egress_enter(struct lr_egress *e, char *err, size_t errlen)
 	if (r < 0)
 		return r;
 	if (strcmp(buf, "witness 1") != 0) {
-		snprintf(err, errlen, "the egress helper's listener counted %s connections, not the "
-			 "one made from outside", buf + 8);
+		lr_errf(err, errlen,
+			"the egress helper's listener counted %s connections, not the "
+			"one made from outside",
+			buf + 8);
 		return -EPERM;
 	}
 	return 0;
@@ -599,16 +607,19 @@ int lr_egress_listen(struct lr_egress *e, const struct lr_policy *policy, bool n
 			snprintf(msg, sizeof(msg), "forward %u", p);
 			r = hand_over(e, msg, (uint16_t)p, &bound);
 			if (r < 0) {
-				snprintf(err, errlen, "--connect-tcp %u: cannot listen on 127.0.0.1:%u "
-					 "in the network namespace: %s", p, p, strerror(-r));
+				lr_errf(err, errlen,
+					"--connect-tcp %u: cannot listen on 127.0.0.1:%u "
+					"in the network namespace: %s",
+					p, p, strerror(-r));
 				return r;
 			}
 		}
 	}
 	r = hand_over(e, "proxy", port, &e->proxy_port);
 	if (r < 0) {
-		snprintf(err, errlen, "--allow-domain: cannot listen on 127.0.0.1:%u for the proxy: %s",
-			 port, strerror(-r));
+		lr_errf(err, errlen,
+			"--allow-domain: cannot listen on 127.0.0.1:%u for the proxy: %s", port,
+			strerror(-r));
 		return r;
 	}
 	r = lr_egress_send(e->ctl, "go", -1);
@@ -663,13 +674,13 @@ int lr_egress_expand_secrets(struct lr_egress *e, const struct lr_policy *policy
 		if (r == 0 && strlen(s->header_name) + strlen(e->secrets[i]) + 2 > SECRET_MAX)
 			r = -E2BIG;
 		if (r < 0) {
-			snprintf(err, errlen, "--secret-header %s:%u: %s%s%s", s->host, s->port,
-				 r == -E2BIG ? "the header is longer than 8 KiB" : "${",
-				 r == -E2BIG ? "" : missing,
-				 r == -ENOENT   ? "} is not set (or empty) in landrun's environment"
-				 : r == -EINVAL ? "} holds a control character (a newline?)"
-				 : r == -E2BIG  ? ""
-						: "}: out of memory");
+			lr_errf(err, errlen, "--secret-header %s:%u: %s%s%s", s->host, s->port,
+				r == -E2BIG ? "the header is longer than 8 KiB" : "${",
+				r == -E2BIG ? "" : missing,
+				r == -ENOENT   ? "} is not set (or empty) in landrun's environment"
+				: r == -EINVAL ? "} holds a control character (a newline?)"
+				: r == -E2BIG  ? ""
+					       : "}: out of memory");
 			lr_egress_forget_secrets(e);
 			return r;
 		}
@@ -761,7 +772,7 @@ int lr_egress_write_bundle(int fd, const char *cafile, const char *pem, char *er
 	int in = -1, r = 0;
 
 	if (cafile && (in = open(cafile, O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "the CA bundle %s: %s", cafile, strerror(errno));
+		lr_errf(err, errlen, "the CA bundle %s: %s", cafile, strerror(errno));
 		return -errno;
 	}
 	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0 && r == 0) {
@@ -775,8 +786,8 @@ int lr_egress_write_bundle(int fd, const char *cafile, const char *pem, char *er
 	r = r ?: write_all(fd, note, strlen(note));
 	r = r ?: write_all(fd, pem, strlen(pem));
 	if (r < 0)
-		snprintf(err, errlen, "writing the CA bundle (from %s): %s", cafile ? cafile : "none",
-			 strerror(-r));
+		lr_errf(err, errlen, "writing the CA bundle (from %s): %s",
+			cafile ? cafile : "none", strerror(-r));
 	return r;
 }
 

@@ -41,6 +41,7 @@
 #include "landrun/egress/egress.h"
 #include "landrun/egress/records.h"
 #include "landrun/egress/tls.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/plan/features.h"
@@ -365,7 +366,7 @@ static int confine_self(char *err, size_t errlen)
 		if (H.ls[i].port)
 			add_ports(&p, H.ls[i].port);
 	if (r < 0 || p.n_connect_tcp == 0) {
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		lr_policy_free(&p);
 		return -ENOMEM;
 	}

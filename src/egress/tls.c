@@ -24,6 +24,7 @@
 #include <openssl/x509v3.h>
 
 #include "landrun/egress/tls.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/util.h"
 
 #define VALID_BEFORE_S (24 * 3600)	/* clocks differ */
@@ -48,7 +49,7 @@ static int tls_fail(char *err, size_t errlen, const char *what)
 
 	if (e)
 		ERR_error_string_n(e, text, sizeof(text));
-	snprintf(err, errlen, "%s%s%s", what, text[0] ? ": " : "", text);
+	lr_errf(err, errlen, "%s%s%s", what, text[0] ? ": " : "", text);
 	ERR_clear_error();
 	return -EIO;
 }
@@ -117,7 +118,7 @@ static int make_ca(char **pem, char *err, size_t errlen)
 	}
 	if (r < 0) {
 		free(nc.s);
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return r;
 	}
 	/* a name of its own, so that two runs' CAs are never taken for one */
@@ -167,7 +168,7 @@ static int make_client(const char *cafile, char *err, size_t errlen)
 	n = sk_X509_OBJECT_num(X509_STORE_get0_objects(store));
 	if (n <= 0) {
 		X509_STORE_free(store);
-		snprintf(err, errlen, "no CA certificate in %s", cafile);
+		lr_errf(err, errlen, "no CA certificate in %s", cafile);
 		return -ENOENT;
 	}
 	T.client = SSL_CTX_new(TLS_client_method());
@@ -190,7 +191,7 @@ int lr_tls_init(const char *cafile, const struct lr_http_site *sites, size_t n, 
 	int r;
 
 	if (n == 0 || n > MAX_SITES) {
-		snprintf(err, errlen, "%zu hosts to intercept (1 to %d)", n, MAX_SITES);
+		lr_errf(err, errlen, "%zu hosts to intercept (1 to %d)", n, MAX_SITES);
 		return -EINVAL;
 	}
 	if (!OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG, NULL))
@@ -252,7 +253,7 @@ SSL *lr_tls_accept(int fd, size_t site, char *err, size_t errlen)
 	SSL *s;
 
 	if (site >= T.n) {
-		snprintf(err, errlen, "no such host");
+		lr_errf(err, errlen, "no such host");
 		return NULL;
 	}
 	pthread_mutex_lock(&T.lock);
@@ -285,8 +286,10 @@ SSL *lr_tls_connect(int fd, const char *host, char *err, size_t errlen)
 	if (SSL_connect(s) != 1) {
 		v = SSL_get_verify_result(s);
 		if (v != X509_V_OK)
-			snprintf(err, errlen, "the upstream's certificate is not trusted: %s (see "
-				 "SSL_CERT_FILE in docs/usage.md)", X509_verify_cert_error_string(v));
+			lr_errf(err, errlen,
+				"the upstream's certificate is not trusted: %s (see "
+				"SSL_CERT_FILE in docs/usage.md)",
+				X509_verify_cert_error_string(v));
 		else
 			tls_fail(err, errlen, "the TLS handshake with the upstream failed");
 		ERR_clear_error();

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "landrun/lib/elf.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/util.h"
 
 /* the kernel's BINPRM_MAX_RECURSION, also used for PT_INTERP */
@@ -96,7 +97,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct elf_ctx *c, int ret
 
 	if (c->err && c->errlen > 0) {
 		va_start(ap, fmt);
-		vsnprintf(c->err, c->errlen, fmt, ap);
+		lr_verrf(c->err, c->errlen, fmt, ap);
 		va_end(ap);
 	}
 	return ret;

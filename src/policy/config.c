@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "landrun/lib/error.h"
 #include "landrun/policy/config.h"
 #include "landrun/policy/options.h"
 
@@ -25,7 +26,7 @@ static int expand_error(char *err, size_t errlen, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	lr_verrf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -112,7 +113,7 @@ int lr_config_expand(const char *in, char **out, char *err, size_t errlen)
 		r = expand_part(&p, false, false, &b, err, errlen);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			snprintf(err, errlen, "out of memory");
+			lr_errf(err, errlen, "out of memory");
 		free(b.s);
 		return r;
 	}
@@ -156,7 +157,7 @@ static int included(struct file_state *st, int r)
 static int setting_value(struct file_state *st, const char *name, unsigned flags,
 			 const char *raw, char **out)
 {
-	char why[256];
+	char why[LR_ERR_MAX];
 
 	/* expanded later by landrun itself, which reads the secret then */
 	if (flags & LR_OPTF_RAW) {

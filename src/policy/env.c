@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/policy/env.h"
 
 /*
@@ -189,9 +190,9 @@ int lr_env_check_tmpdir(char *const *envp, const char *home, char *err, size_t e
 	why = lr_policy_shared_dir(real, home);
 	if (!why)
 		return 0;
-	snprintf(err, errlen,
-		 "TMPDIR=%s: %s, so it cannot be the command's TMPDIR (which policies grant "
-		 "read-write); give it one of its own, such as TMPDIR=$(mktemp -d)",
-		 tmpdir, why);
+	lr_errf(err, errlen,
+		"TMPDIR=%s: %s, so it cannot be the command's TMPDIR (which policies grant "
+		"read-write); give it one of its own, such as TMPDIR=$(mktemp -d)",
+		tmpdir, why);
 	return -EPERM;
 }

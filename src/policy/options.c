@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/policy/egress-rules.h"
 #include "landrun/policy/options.h"
 #include "landrun/policy/secrets.h"
@@ -92,7 +93,7 @@ enum lr_opt_result lr_opt_fail(struct lr_opt_error *err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	lr_verrf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return LR_OPT_ERROR;
 }

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/plan/fsrules.h"
 #include "landrun/plan/plan.h"
@@ -32,7 +33,7 @@ void decide(const struct lr_policy *policy, const struct lr_plan *plan, const ch
 		return;
 	for (int p = 0; p < LR_PROT_COUNT; p++) {
 		const struct lr_prot_info *info = lr_prot_info(p);
-		char why[512];
+		char why[LR_ERR_MAX];
 		const char *needs = lr_plan_lost_why(plan, p, why, sizeof(why));
 
 		if (!lr_plan_is_lost(plan, p))
@@ -93,7 +94,7 @@ static int command_unprivileged(struct lr_confinement *c, struct command_side *s
 	 * broker's socket stays until the filter is handed over) */
 	s->keep = calloc(policy->n_keep_fds + 1, sizeof(*s->keep));
 	if (!s->keep) {
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (policy->n_keep_fds)
@@ -111,7 +112,7 @@ static int command_unprivileged(struct lr_confinement *c, struct command_side *s
 static int command_filtered(struct lr_confinement *c, struct command_side *s, char *err,
 			    size_t errlen)
 {
-	char why[PATH_MAX + 256];
+	char why[LR_ERR_MAX];
 
 	if (c->plan->broker && lr_broker_hand_over(s->broker, err, errlen) < 0)
 		return -EPERM;
@@ -153,7 +154,7 @@ void confine(const struct lr_policy *policy, struct lr_plan *plan, struct lr_fs_
 		.hook = command_hook,
 		.data = &side,
 	};
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 	int r = lr_confine(&c, err, sizeof(err));
 
 	free(side.keep);

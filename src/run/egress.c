@@ -14,6 +14,7 @@
 #include "landrun/confine/privdir.h"
 #include "landrun/egress/egress.h"
 #include "landrun/lib/audit-log.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/features.h"
@@ -28,7 +29,7 @@ void egress_ca_prepare(struct lr_policy *policy, const struct lr_plan *plan, str
 		       struct lr_strlist *env)
 {
 	const struct lr_run_as *u = maker(policy);
-	char err[512], path[PATH_MAX], *dir;
+	char err[LR_ERR_MAX], path[PATH_MAX], *dir;
 	int r;
 
 	ca->fd = -1;
@@ -78,7 +79,7 @@ void egress(struct lr_policy *policy, struct lr_features *features, struct lr_pl
 {
 	struct lr_audit audit = life->audit;
 	struct lr_egress e;
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 	const char *cafile;
 	int r;
 

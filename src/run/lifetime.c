@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "landrun/lib/audit-log.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
@@ -258,7 +259,7 @@ static int supervisor_ready(struct lr_policy *policy, struct lifetime *life,
 {
 	struct lr_supervisor *sv = &life->sv;
 	struct lr_supervise_fd fds[LR_SUPERVISE_MAX_FDS];
-	char err[PATH_MAX + 256], *started = NULL;
+	char err[LR_ERR_MAX], *started = NULL;
 	int ready = 0, r;
 
 	for (size_t i = 0; i < LR_SUPERVISE_MAX_FDS; i++)
@@ -335,7 +336,7 @@ void supervise(struct lr_policy *policy, struct lifetime *life)
 	bool pty = policy->pty && lr_supervise_has_terminal();
 	struct lr_features features;
 	struct lr_plan plan;
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 	int r;
 
 	if (policy->explain != LR_EXPLAIN_NONE ||
@@ -381,7 +382,7 @@ void supervise(struct lr_policy *policy, struct lifetime *life)
 
 void supervised_open(const struct lr_explain_input *in, struct lifetime *life, char **argv)
 {
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 	int r;
 
 	life->n_fds = 0;

@@ -18,6 +18,7 @@
 #include "landrun/confine/project.h"
 #include "landrun/confine/scan.h"
 #include "landrun/lib/elf.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/features.h"
@@ -52,7 +53,7 @@ void apply_defaults(struct lr_policy *policy)
 
 void resolve_user(struct lr_policy *policy)
 {
-	char err[512];
+	char err[LR_ERR_MAX];
 
 	if (policy->user &&
 	    lr_user_resolve(policy->user, LR_PASSWD_FILE, LR_GROUP_FILE, &policy->run_as, err,
@@ -102,7 +103,7 @@ static void make_private_dirs(struct lr_policy *policy, struct lr_strlist *env)
 	bool tmp = policy->private_tmp && !lr_env_lookup(env->v, "TMPDIR");
 	bool home = policy->private_home && !lr_env_lookup(env->v, "HOME");
 	const struct lr_run_as *u = maker(policy);
-	char err[512], *dir, sub[PATH_MAX];
+	char err[LR_ERR_MAX], *dir, sub[PATH_MAX];
 	int r;
 
 	policy->home_private = home;
@@ -149,7 +150,7 @@ static void load_env_file(const struct lr_policy *policy, struct lr_kvlist *file
 void make_env(struct lr_policy *policy, char **caller_env, struct lr_strlist *env)
 {
 	struct lr_kvlist file_env = { 0 };
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 
 	load_env_file(policy, &file_env);
 	if (lr_env_build(policy, caller_env, &file_env, env) < 0)
@@ -183,7 +184,7 @@ char *resolve_command(const struct lr_policy *policy)
 void add_command_grants(struct lr_policy *policy, const char *command, const struct lr_strlist *env)
 {
 	struct lr_strlist deps = { 0 };
-	char err[512];
+	char err[LR_ERR_MAX];
 	int r = 0;
 
 	if (!command)
@@ -215,7 +216,7 @@ void add_command_grants(struct lr_policy *policy, const char *command, const str
 
 void make_dirs(struct lr_policy *policy)
 {
-	char err[512];
+	char err[LR_ERR_MAX];
 
 	if (policy->explain == LR_EXPLAIN_NONE) {
 		if (lr_landlock_make_dirs(policy, err, sizeof(err)) < 0)
@@ -244,7 +245,7 @@ void raise_nofile(struct rlimit *saved)
 void keep_out(const struct lr_policy *policy, struct lr_fs_rules *rules, struct lr_holes *holes)
 {
 	_cleanup_free_ char *cwd = NULL;
-	char err[PATH_MAX + 512];
+	char err[LR_ERR_MAX];
 
 	if (policy->unrestricted_fs)
 		return;
@@ -272,7 +273,7 @@ void broker_served(struct lr_plan *plan, struct lr_broker *broker)
 void choose_brokered(const struct lr_policy *policy, struct lr_plan *plan,
 		     const struct lr_fs_rules *rules, struct lr_broker *broker)
 {
-	char err[PATH_MAX + 256];
+	char err[LR_ERR_MAX];
 
 	if (!plan->broker && !(policy->n_allow_domains && !policy->unrestricted_net))
 		return;

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/sandbox/caps.h"
 
 /* The kernel's count of capabilities is below 64 for as long as the masks of
@@ -150,8 +151,8 @@ static int drop_bounding(uint64_t bnd, char *err, size_t errlen)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
 			int e = errno;
 
-			snprintf(err, errlen, "cannot drop capability %d from the bounding set: %s",
-				 cap, strerror(e));
+			lr_errf(err, errlen, "cannot drop capability %d from the bounding set: %s",
+				cap, strerror(e));
 			return -e;
 		}
 	}
@@ -164,14 +165,14 @@ int lr_caps_drop_bounding(char *err, size_t errlen)
 	int r = read_sets(&s);
 
 	if (r < 0) {
-		snprintf(err, errlen, "cannot read the capability bounding set: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot read the capability bounding set: %s", strerror(-r));
 		return r;
 	}
 	if ((r = drop_bounding(s.bnd, err, errlen)) < 0)
 		return r;
 	if ((r = read_sets(&s)) < 0 || s.bnd) {
-		snprintf(err, errlen, "cannot empty the capability bounding set%s%s",
-			 r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+		lr_errf(err, errlen, "cannot empty the capability bounding set%s%s",
+			r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 		return r < 0 ? r : -EPERM;
 	}
 	return 0;
@@ -185,7 +186,7 @@ int lr_caps_drop(char *err, size_t errlen)
 	int r = read_sets(&s);
 
 	if (r < 0) {
-		snprintf(err, errlen, "cannot read the capability sets: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot read the capability sets: %s", strerror(-r));
 		return r;
 	}
 	/* the bounding set needs CAP_SETPCAP, which --user has given up
@@ -196,25 +197,25 @@ int lr_caps_drop(char *err, size_t errlen)
 	 * but a kernel without it (before 4.3) answers EINVAL */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) {
 		r = -errno;
-		snprintf(err, errlen, "cannot empty the ambient capability set: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot empty the ambient capability set: %s", strerror(-r));
 		return r;
 	}
 	if (syscall(SYS_capset, &hdr, none) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot empty the capability sets: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot empty the capability sets: %s", strerror(-r));
 		return r;
 	}
 	/* check what the kernel now says, not what was asked */
 	if ((r = read_sets(&s)) < 0) {
-		snprintf(err, errlen, "cannot read the capability sets back: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot read the capability sets back: %s", strerror(-r));
 		return r;
 	}
 	if (s.eff || s.prm || s.inh || s.amb || s.bnd) {
-		snprintf(err, errlen,
-			 "capabilities remain after dropping them (effective %#" PRIx64
-			 ", permitted %#" PRIx64 ", inheritable %#" PRIx64 ", ambient %#" PRIx64
-			 ", bounding %#" PRIx64 ")",
-			 s.eff, s.prm, s.inh, s.amb, s.bnd);
+		lr_errf(err, errlen,
+			"capabilities remain after dropping them (effective %#" PRIx64
+			", permitted %#" PRIx64 ", inheritable %#" PRIx64 ", ambient %#" PRIx64
+			", bounding %#" PRIx64 ")",
+			s.eff, s.prm, s.inh, s.amb, s.bnd);
 		return -EPERM;
 	}
 	return 0;

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/sandbox/caps.h"
 #include "landrun/sandbox/confine.h"
@@ -25,7 +26,7 @@ static int failed(const struct lr_confinement *c, int r, char *err, size_t errle
 
 	if (c->who[0]) {
 		snprintf(reason, sizeof(reason), "%s", err);
-		snprintf(err, errlen, "%s%s", c->who, reason);
+		lr_errf(err, errlen, "%s%s", c->who, reason);
 	}
 	return r;
 }
@@ -35,14 +36,14 @@ static int lost(struct lr_confinement *c, char *err, size_t errlen)
 {
 	if (c->decide)
 		return c->decide(c, err, errlen);
-	snprintf(err, errlen, "a protection is not in force (witness): refusing to go on");
+	lr_errf(err, errlen, "a protection is not in force (witness): refusing to go on");
 	return -EPERM;
 }
 
 static int landlock_witnesses(struct lr_confinement *c, const struct lr_witness *w, char *err,
 			      size_t errlen)
 {
-	char why[PATH_MAX + 128];
+	char why[LR_ERR_MAX];
 	int r;
 
 	if (!w->path) {
@@ -104,11 +105,11 @@ static int descriptors_and_limits(struct lr_confinement *c, char *err, size_t er
 		r = lr_exec_close_fds(c->keep, c->n_keep, &c->bad_fd);
 		if (r < 0) {
 			if (r == -EBADF)
-				snprintf(err, errlen, "file descriptor %d to keep is not open",
-					 c->bad_fd);
+				lr_errf(err, errlen, "file descriptor %d to keep is not open",
+					c->bad_fd);
 			else
-				snprintf(err, errlen, "cannot close file descriptors: %s",
-					 strerror(-r));
+				lr_errf(err, errlen, "cannot close file descriptors: %s",
+					strerror(-r));
 			return r;
 		}
 	}
@@ -116,12 +117,12 @@ static int descriptors_and_limits(struct lr_confinement *c, char *err, size_t er
 	if (c->nofile && c->nofile->rlim_cur != c->nofile->rlim_max &&
 	    setrlimit(RLIMIT_NOFILE, c->nofile) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot restore the limit of open files: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot restore the limit of open files: %s", strerror(-r));
 		return r;
 	}
 	/* after that: --rlimit-nofile wins */
 	if (c->limits && (r = lr_exec_set_limits(c->limits, &c->bad_limit)) < 0) {
-		snprintf(err, errlen, "cannot set limit %d: %s", c->bad_limit, strerror(-r));
+		lr_errf(err, errlen, "cannot set limit %d: %s", c->bad_limit, strerror(-r));
 		return r;
 	}
 	return 0;
@@ -144,7 +145,7 @@ static int seccomp(struct lr_confinement *c, char *err, size_t errlen)
 		r = lr_seccomp_load_egress(err, errlen);
 		break;
 	default:
-		snprintf(err, errlen, "no such seccomp filter");
+		lr_errf(err, errlen, "no such seccomp filter");
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -180,7 +181,7 @@ int lr_confine(struct lr_confinement *c, char *err, size_t errlen)
 	if (r == 0 && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		r = -EPERM; /* the witness: it must read back */
 	if (r < 0) {
-		snprintf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
+		lr_errf(err, errlen, "cannot set no_new_privs: %s", strerror(-r));
 		return failed(c, r, err, errlen);
 	}
 	if (c->hook && (r = c->hook(c, LR_CONFINE_UNPRIVILEGED, err, errlen)) < 0)

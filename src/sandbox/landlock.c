@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
@@ -90,14 +91,14 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 			if (fstat(fd, &st) < 0 || !(real = strdup(g->path))) {
 				int e = errno;
 
-				snprintf(err, errlen, "%s: %s", g->name, strerror(e));
+				lr_errf(err, errlen, "%s: %s", g->name, strerror(e));
 				close(fd);
 				return -e;
 			}
 			if (!push_rule(rules, fd, S_ISDIR(st.st_mode),
 				       lr_plan_fs_rights(plan, g->access, S_ISDIR(st.st_mode)), real,
 				       g, false)) {
-				snprintf(err, errlen, "out of memory");
+				lr_errf(err, errlen, "out of memory");
 				return -ENOMEM;
 			}
 			continue;
@@ -117,19 +118,19 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 				if (!path || !push_rule(rules, -1, true,
 							lr_plan_fs_rights(plan, g->access, true), path,
 							g, false)) {
-					snprintf(err, errlen, "out of memory");
+					lr_errf(err, errlen, "out of memory");
 					return -ENOMEM;
 				}
 				continue;
 			}
-			snprintf(err, errlen, "%s: %s%s", g->name, strerror(e),
-				 e == ENOENT ? " (--ignore-missing skips it)" : "");
+			lr_errf(err, errlen, "%s: %s%s", g->name, strerror(e),
+				e == ENOENT ? " (--ignore-missing skips it)" : "");
 			return -e;
 		}
 		if (fstat(fd, &st) < 0 || !(real = realpath(g->path, NULL))) {
 			int e = errno;
 
-			snprintf(err, errlen, "%s: %s", g->name, strerror(e));
+			lr_errf(err, errlen, "%s: %s", g->name, strerror(e));
 			close(fd);
 			return -e;
 		}
@@ -137,7 +138,7 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		 * a symlink changed in between would grant one file and check another */
 		if (stat(real, &real_st) < 0 || real_st.st_dev != st.st_dev ||
 		    real_st.st_ino != st.st_ino) {
-			snprintf(err, errlen, "%s: changed while landrun opened it", g->name);
+			lr_errf(err, errlen, "%s: changed while landrun opened it", g->name);
 			close(fd);
 			free(real);
 			return -EAGAIN;
@@ -145,7 +146,7 @@ int lr_landlock_open_rules(const struct lr_policy *policy, const struct lr_plan 
 		if (!push_rule(rules, fd, S_ISDIR(st.st_mode),
 			       lr_plan_fs_rights(plan, g->access, S_ISDIR(st.st_mode)), real, g,
 			       false)) {
-			snprintf(err, errlen, "out of memory");
+			lr_errf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 	}
@@ -168,14 +169,14 @@ int lr_landlock_rules_follow_pid(struct lr_fs_rules *rules, pid_t old, pid_t new
 		    (r->realpath[n] != '\0' && r->realpath[n] != '/'))
 			continue;
 		if (asprintf(&path, "/proc/%d%s", (int)new, r->realpath + n) < 0) {
-			snprintf(err, errlen, "out of memory");
+			lr_errf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) != r->is_dir) {
 			int e = fd < 0 ? errno : EAGAIN;
 
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			lr_errf(err, errlen, "%s: %s", path, strerror(e));
 			if (fd >= 0)
 				close(fd);
 			free(path);
@@ -333,7 +334,7 @@ int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *e
 	int r = 0;
 
 	if (nholes && !(v = calloc(nholes, sizeof(*v)))) {
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	err[0] = '\0';
@@ -366,7 +367,7 @@ int lr_landlock_carve(struct lr_fs_rules *rules, struct lr_holes *holes, char *e
 	}
 	free(v);
 	if (r == -ENOMEM && !err[0])
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 	lr_landlock_rules_free(rules);
 	*rules = out;
 	return r;
@@ -403,7 +404,7 @@ int lr_landlock_make_dirs(const struct lr_policy *policy, char *err, size_t errl
 		if (r == 0 && (stat(policy->mkdirs[i], &st) < 0 || !S_ISDIR(st.st_mode)))
 			r = -ENOTDIR;
 		if (r < 0) {
-			snprintf(err, errlen, "--mkdir %s: %s", policy->mkdirs[i], strerror(-r));
+			lr_errf(err, errlen, "--mkdir %s: %s", policy->mkdirs[i], strerror(-r));
 			return r;
 		}
 	}
@@ -434,8 +435,8 @@ static int add_port_rules(int ruleset, uint64_t rights, const struct lr_port_ran
 			if (lr_ll_add_rule(ruleset, LANDLOCK_RULE_NET_PORT, &np, 0) < 0) {
 				int e = errno;
 
-				snprintf(err, errlen, "%s %u: cannot add the Landlock rule: %s", flag,
-					 port, strerror(e));
+				lr_errf(err, errlen, "%s %u: cannot add the Landlock rule: %s",
+					flag, port, strerror(e));
 				return -e;
 			}
 		}
@@ -459,7 +460,7 @@ int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *poli
 	if (ruleset < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "landlock_create_ruleset: %s", strerror(e));
+		lr_errf(err, errlen, "landlock_create_ruleset: %s", strerror(e));
 		return -e;
 	}
 	for (size_t i = 0; i < rules->n; i++) {
@@ -474,8 +475,8 @@ int lr_landlock_ruleset(const struct lr_plan *plan, const struct lr_policy *poli
 		if (lr_ll_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
 			int e = errno;
 
-			snprintf(err, errlen, "%s: cannot add the Landlock rule: %s",
-				 rule->grant->name, strerror(e));
+			lr_errf(err, errlen, "%s: cannot add the Landlock rule: %s",
+				rule->grant->name, strerror(e));
 			return -e;
 		}
 	}
@@ -512,7 +513,7 @@ int lr_landlock_enforce_ruleset(int ruleset, uint32_t flags, char *err, size_t e
 	if (lr_ll_restrict_self(ruleset, flags) < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "landlock_restrict_self: %s", strerror(e));
+		lr_errf(err, errlen, "landlock_restrict_self: %s", strerror(e));
 		return -e;
 	}
 	return 0;
@@ -613,11 +614,11 @@ int lr_landlock_holes_check(const struct lr_holes *holes, char *err, size_t errl
 			continue;
 		r = hole_closed(h);
 		if (r == -EPERM)
-			snprintf(err, errlen, "%s %s was not denied", h->path,
-				 h->kind == LR_HOLE_SECRET ? "(a secret file): reading it"
-							   : "(read-only): writing in it");
+			lr_errf(err, errlen, "%s %s was not denied", h->path,
+				h->kind == LR_HOLE_SECRET ? "(a secret file): reading it"
+							  : "(read-only): writing in it");
 		else if (r < 0)
-			snprintf(err, errlen, "checking %s failed: %s", h->path, strerror(-r));
+			lr_errf(err, errlen, "checking %s failed: %s", h->path, strerror(-r));
 		if (r < 0)
 			return r;
 	}

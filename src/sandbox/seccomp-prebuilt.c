@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/sandbox/seccomp.h"
 #include "seccomp-bpf.h"
 
@@ -33,7 +34,7 @@ static int load(const struct sock_fprog *prog, const char *what, char *err, size
 		if (e != EFAULT && e != EINVAL && e != ENOMEM &&
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) == 0)
 			return 0;
-		snprintf(err, errlen, "seccomp: cannot load the %s: %s", what, strerror(e));
+		lr_errf(err, errlen, "seccomp: cannot load the %s: %s", what, strerror(e));
 		return -e;
 	}
 	return 0;
@@ -104,7 +105,7 @@ int lr_seccomp_load_notify(bool fs, bool reads, bool metadata, bool connect, cha
 	if (fd < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "seccomp: cannot load the broker's filter: %s", strerror(e));
+		lr_errf(err, errlen, "seccomp: cannot load the broker's filter: %s", strerror(e));
 		return -e;
 	}
 	return (int)fd;
@@ -151,7 +152,7 @@ int lr_seccomp_load_trace(const struct lr_plan *plan, char *err, size_t errlen)
 
 	trap.filter = calloc(prog->len, sizeof(*trap.filter));
 	if (!trap.filter) {
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	lr_seccomp_to_trap(prog, &trap);

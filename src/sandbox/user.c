@@ -12,22 +12,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/util.h"
 #include "landrun/sandbox/caps.h"
 #include "landrun/sandbox/user.h"
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return r;
-}
 
 /* A decimal id, not -1 (which set*id calls take as "unchanged"). */
 static bool parse_id(const char *s, unsigned *id)
@@ -106,12 +94,13 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group, str
 	int r;
 
 	if (!user)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return lr_fail(err, errlen, -ENOMEM, "out of memory");
 	grp = strchr(user, ':');
 	if (grp)
 		*grp++ = '\0';
 	if (!*user || (grp && !*grp))
-		return fail(err, errlen, -EINVAL, "--user: '%s' is not USER or USER:GROUP", spec);
+		return lr_fail(err, errlen, -EINVAL, "--user: '%s' is not USER or USER:GROUP",
+			       spec);
 	memset(out, 0, sizeof(*out));
 
 	if (parse_id(user, &id)) {
@@ -121,14 +110,15 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group, str
 		r = find_user(passwd, user, 0, &out->uid, &primary);
 	}
 	if (r < 0)
-		return fail(err, errlen, r, "--user: cannot read %s: %s", passwd, strerror(-r));
+		return lr_fail(err, errlen, r, "--user: cannot read %s: %s", passwd, strerror(-r));
 	if (r == NOT_FOUND && !parse_id(user, &id))
-		return fail(err, errlen, -ENOENT, "--user: no user '%s' in %s", user, passwd);
+		return lr_fail(err, errlen, -ENOENT, "--user: no user '%s' in %s", user, passwd);
 	if (r == NOT_FOUND && !grp)
-		return fail(err, errlen, -EINVAL,
-			    "--user %s: uid %s is not in %s, so it has no group: give one (--user "
-			    "%s:GID)",
-			    spec, user, passwd, user);
+		return lr_fail(
+			err, errlen, -EINVAL,
+			"--user %s: uid %s is not in %s, so it has no group: give one (--user "
+			"%s:GID)",
+			spec, user, passwd, user);
 
 	out->gid = primary;
 	if (grp) {
@@ -138,11 +128,11 @@ int lr_user_resolve(const char *spec, const char *passwd, const char *group, str
 		} else {
 			r = find_group(group, grp, &out->gid);
 			if (r == NOT_FOUND)
-				return fail(err, errlen, -ENOENT, "--user: no group '%s' in %s",
-					    grp, group);
+				return lr_fail(err, errlen, -ENOENT, "--user: no group '%s' in %s",
+					       grp, group);
 			if (r < 0)
-				return fail(err, errlen, r, "--user: cannot read %s: %s", group,
-					    strerror(-r));
+				return lr_fail(err, errlen, r, "--user: cannot read %s: %s", group,
+					       strerror(-r));
 		}
 	}
 	out->set = true;
@@ -188,24 +178,25 @@ int lr_user_switch(const struct lr_run_as *u, char *err, size_t errlen)
 	int n;
 
 	if (setgroups(1, &u->gid) < 0)
-		return fail(err, errlen, -errno, "--user: cannot set the groups to %u: %s",
-			    (unsigned)u->gid, strerror(errno));
+		return lr_fail(err, errlen, -errno, "--user: cannot set the groups to %u: %s",
+			       (unsigned)u->gid, strerror(errno));
 	if (setresgid(u->gid, u->gid, u->gid) < 0)
-		return fail(err, errlen, -errno, "--user: cannot become gid %u: %s",
-			    (unsigned)u->gid, strerror(errno));
+		return lr_fail(err, errlen, -errno, "--user: cannot become gid %u: %s",
+			       (unsigned)u->gid, strerror(errno));
 	if (setresuid(u->uid, u->uid, u->uid) < 0)
-		return fail(err, errlen, -errno, "--user: cannot become uid %u: %s",
-			    (unsigned)u->uid, strerror(errno));
+		return lr_fail(err, errlen, -errno, "--user: cannot become uid %u: %s",
+			       (unsigned)u->uid, strerror(errno));
 	/* what the kernel now says, not what was asked */
 	n = getgroups(2, groups);
 	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || n != 1 ||
 	    groups[0] != u->gid || ru != u->uid || eu != u->uid || su != u->uid || rg != u->gid ||
 	    eg != u->gid || sg != u->gid)
-		return fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
-			    (unsigned)u->uid, (unsigned)u->gid);
+		return lr_fail(err, errlen, -EPERM, "--user: the ids did not change to %u:%u",
+			       (unsigned)u->uid, (unsigned)u->gid);
 	if (pdeath_restore(&pdeath) < 0)
-		return fail(err, errlen, -errno,
-			    "--user: cannot set the parent-death signal again: %s", strerror(errno));
+		return lr_fail(err, errlen, -errno,
+			       "--user: cannot set the parent-death signal again: %s",
+			       strerror(errno));
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/json.h"
 #include "landrun/lib/util.h"
 #include "landrun/plan/explain.h"
@@ -169,7 +170,7 @@ int lr_audit_open_file(const char *flag, const char *path, int flags,
 	/* never a FIFO, whose open would wait for a reader */
 	fd = lr_open_regular_as(path, flags | O_CREAT, 0600, &st);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s %s: %s", flag, path, lr_open_strerror(fd));
+		lr_errf(err, errlen, "%s %s: %s", flag, path, lr_open_strerror(fd));
 		return fd;
 	}
 	/* what was opened, not what the name says */
@@ -177,34 +178,40 @@ int lr_audit_open_file(const char *flag, const char *path, int flags,
 	if ((n = readlink(link, real, sizeof(real) - 1)) < 0) {
 		e = errno;
 		close(fd);
-		snprintf(err, errlen, "%s %s: %s", flag, path, strerror(e));
+		lr_errf(err, errlen, "%s %s: %s", flag, path, strerror(e));
 		return -e;
 	}
 	real[n] = '\0';
 	e = EACCES;
 	if (st.st_nlink > 1)
-		snprintf(err, errlen,
-			 "%s %s: has %ju hard links, and one may lie where the command can write",
-			 flag, path, (uintmax_t)st.st_nlink);
+		lr_errf(err, errlen,
+			"%s %s: has %ju hard links, and one may lie where the command can write",
+			flag, path, (uintmax_t)st.st_nlink);
 	else if (policy->unrestricted_fs)
-		snprintf(err, errlen, "%s %s: with --unrestricted-filesystem the command could "
-			 "rewrite it",
-			 flag, path);
+		lr_errf(err, errlen,
+			"%s %s: with --unrestricted-filesystem the command could "
+			"rewrite it",
+			flag, path);
 	else if (lr_plan_is_lost(plan, LR_PROT_FS_WRITE))
-		snprintf(err, errlen, "%s %s: writes are not confined on this kernel (fs.write is "
-			 "lost), so the command could rewrite it",
-			 flag, path);
+		lr_errf(err, errlen,
+			"%s %s: writes are not confined on this kernel (fs.write is "
+			"lost), so the command could rewrite it",
+			flag, path);
 	else if ((g = writable_grant(real, rules)) || (g = granted_inode(&st, rules)))
-		snprintf(err, errlen, "%s %s: inside the writable grant %s, where the command "
-			 "could rewrite it: put it outside the grants",
-			 flag, path, g->name);
+		lr_errf(err, errlen,
+			"%s %s: inside the writable grant %s, where the command "
+			"could rewrite it: put it outside the grants",
+			flag, path, g->name);
 	else if ((r = grant_by_mounts(fd, real, rules, &g)) < 0)
-		snprintf(err, errlen, "%s %s: cannot tell where else it is mounted (%s), so it is "
-			 "refused", flag, path, strerror(-r));
+		lr_errf(err, errlen,
+			"%s %s: cannot tell where else it is mounted (%s), so it is "
+			"refused",
+			flag, path, strerror(-r));
 	else if (g)
-		snprintf(err, errlen, "%s %s: a mount shows it inside the writable grant %s, where "
-			 "the command could rewrite it: put it outside the grants",
-			 flag, path, g->name);
+		lr_errf(err, errlen,
+			"%s %s: a mount shows it inside the writable grant %s, where "
+			"the command could rewrite it: put it outside the grants",
+			flag, path, g->name);
 	else
 		e = 0;
 	if (e) {

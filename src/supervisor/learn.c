@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "landrun/lib/elf.h"
+#include "landrun/lib/error.h"
 #include "landrun/lib/log.h"
 #include "landrun/policy/config.h"
 #include "landrun/policy/secrets.h"
@@ -202,7 +203,7 @@ int lr_learn_context_init(struct lr_learn_context *ctx, const struct lr_policy *
 			r = add_known(ctx, cmd, LR_ACCESS_RO | LR_ACCESS_X, "--add-exec");
 		if (r == 0 && cmd && policy->ldd) {
 			struct lr_strlist deps = { 0 };
-			char err[256];
+			char err[LR_ERR_MAX];
 
 			lr_elf_deps(cmd, getenv("LD_LIBRARY_PATH"), &deps, err, sizeof(err));
 			for (size_t i = 0; r == 0 && i < deps.n; i++)

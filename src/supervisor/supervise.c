@@ -19,6 +19,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/lib/util.h"
@@ -322,7 +323,7 @@ static pid_t parent_side(struct lr_supervisor *sv, pid_t pid, const int *pair, i
 	    sigaction(SIGXFSZ, &ign, NULL) < 0 || sigaction(SIGXCPU, &ign, NULL) < 0) {
 		e = errno;
 		lr_supervise_abandon(sv);
-		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
+		lr_errf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
 		return -e;
 	}
 	return pid;
@@ -345,7 +346,7 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	sv->master_eof = false;
 	sv->raw = false;
 	if (sv->pty && (e = open_pty(sv, &slave)) < 0) {
-		snprintf(err, errlen, "--pty: cannot make a pseudo-terminal: %s", strerror(-e));
+		lr_errf(err, errlen, "--pty: cannot make a pseudo-terminal: %s", strerror(-e));
 		return e;
 	}
 	/* before the fork (neither is inherited): no orphan and no death of
@@ -357,7 +358,7 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 	    sigprocmask(SIG_BLOCK, &block, &sv->saved_mask) < 0 ||
 	    (sv->handshake && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)) {
 		e = errno;
-		snprintf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
+		lr_errf(err, errlen, "supervisor: cannot set up: %s", strerror(e));
 		return -e;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &sv->start);
@@ -369,7 +370,7 @@ pid_t lr_supervise_start(struct lr_supervisor *sv, char *err, size_t errlen)
 			close(pair[1]);
 		}
 		sigprocmask(SIG_SETMASK, &sv->saved_mask, NULL);
-		snprintf(err, errlen, "supervisor: cannot fork: %s", strerror(e));
+		lr_errf(err, errlen, "supervisor: cannot fork: %s", strerror(e));
 		return -e;
 	}
 	if (pid == 0)
@@ -385,8 +386,9 @@ static int decide_self(struct lr_confinement *c, char *err, size_t errlen)
 
 	if (sv->go_on_unconfined)
 		return 0;
-	snprintf(err, errlen, "its own confinement is not in force (witness; "
-			      "--on-unsupported=error)");
+	lr_errf(err, errlen,
+		"its own confinement is not in force (witness; "
+		"--on-unsupported=error)");
 	return -EPERM;
 }
 
@@ -423,7 +425,7 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 	policy.run_as = *run_as;
 	r = lr_policy_add_grant(&policy, "/proc", LR_ACCESS_RO, "--ro");
 	if (r < 0)
-		snprintf(err, errlen, "supervisor: out of memory");
+		lr_errf(err, errlen, "supervisor: out of memory");
 	else
 		policy.grants[0].optional = true; /* without it, the command's group only */
 	if (r == 0) {
@@ -436,7 +438,7 @@ int lr_supervise_confine(struct lr_supervisor *sv, const struct lr_features *fea
 			plan.handled_fs = plan.handled_net = plan.scoped = 0;
 		r = lr_landlock_open_rules(&policy, &plan, &rules, reason, sizeof(reason));
 		if (r < 0)
-			snprintf(err, errlen, "supervisor: %s", reason);
+			lr_errf(err, errlen, "supervisor: %s", reason);
 	}
 	if (r == 0) {
 		c = (struct lr_confinement){

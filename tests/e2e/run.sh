@@ -383,7 +383,10 @@ t_status() {
 		 "status: missing granted path -> 125" "status: the message names it"
 		 "status: --ignore-missing runs" "status: malformed --env-file -> 125"
 		 "status: the message says FILE:LINE" "status: the secret value is not shown"
-		 "status: the PID is landrun's (exec in place)")
+		 "status: the PID is landrun's (exec in place)"
+		 "status: a missing policy file of a 770-byte path -> 125"
+		 "status: ... the message names the whole path (lib/error.h: none is cut at 512)")
+	local long
 	fixture status
 
 	lr -- "$TRY" exit 42;					expect "${D[0]}" 42
@@ -406,6 +409,9 @@ t_status() {
 	run sh -c 'echo $$; exec "$0" --rox "$1" -- "$2" pid' "$LANDRUN" "$BIN" "$TRY"
 	assert "${D[13]}" eval '[ "$(wc -l <"$W/out")" = 2 ] &&
 		[ "$(sed -n 1p "$W/out")" = "$(sed -n 2p "$W/out")" ]'
+	long=$F/$(printf 'd%.0s' {1..250})/$(printf 'e%.0s' {1..250})/$(printf 'f%.0s' {1..250})/missing.conf
+	lr --config "$long" -- "$TRY" exit 0;			expect "${D[14]}" 125
+	assert "${D[15]}" err_has "$long: "
 }
 
 # ===========================================================================

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/util.h"
 #include "landrun/policy/policy.h"
 
@@ -110,7 +111,7 @@ enum lr_opt_result {
 };
 
 struct lr_opt_error {
-	char msg[512];
+	char msg[LR_ERR_MAX];
 };
 
 /* Where settings come from: the command line, or one policy file. */
