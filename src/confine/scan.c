@@ -421,12 +421,12 @@ static bool secret_why(const struct scan *sc, const char *path, char *why, size_
 	}
 	kind = lr_secret_kind(parent, name);
 	if (kind) {
-		snprintf(why, len, "%s", kind);
+		lr_errf(why, len, "%s", kind);
 		return true;
 	}
 	for (size_t i = 0; i < sc->policy->n_secrets; i++)
 		if (lr_secret_glob_match(sc->policy->secrets[i].glob, path)) {
-			snprintf(why, len, "a secret file (%s)", sc->policy->secrets[i].name);
+			lr_errf(why, len, "a secret file (%s)", sc->policy->secrets[i].name);
 			return true;
 		}
 	return false;
@@ -488,7 +488,7 @@ static bool entry_holes(struct walk *w, const char *path, const char *child, con
 	runner = lr_protected_name(name);
 	if (!runner)
 		return false;
-	snprintf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
+	lr_errf(why, sizeof(why), "%s runs code from it outside the sandbox", runner);
 	if (strcmp(name, ".git") == 0) {
 		/* git's own files: no secret of the user's in there */
 		protect_repository(sc, path);
@@ -709,7 +709,7 @@ static int check_grant(struct scan *sc, const struct lr_fs_rule *r, const char *
 	if (g->access == LR_ACCESS_UNIX)
 		return 0;
 	if (env_file && strcmp(env_file, r->realpath) == 0)
-		snprintf(why, sizeof(why), "the --env-file");
+		lr_errf(why, sizeof(why), "the --env-file");
 	else if (r->is_dir || !secret_why(sc, r->realpath, why, sizeof(why)))
 		why[0] = '\0';
 	if (why[0] && !beneath_any(&sc->accepted, r->realpath))

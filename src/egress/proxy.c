@@ -990,7 +990,7 @@ static void forward_origin(int client, SSL *cs, int up, const struct lr_http_sit
 	SSL *us = NULL;
 	int r;
 
-	snprintf(err, sizeof(err), "its socket");
+	lr_errf(err, sizeof(err), "its socket");
 	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
 		refuse(v, "failed", 502, "tls_certificate_error", err, err);
 		carry_out(client, cs, v);
@@ -1039,7 +1039,7 @@ static void intercept(int client, int up, const struct lr_http_site *site, struc
 	d->verdict = "allowed";
 	d->address = address;
 	decided(d);
-	snprintf(err, sizeof(err), "its socket");
+	lr_errf(err, sizeof(err), "its socket");
 	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 ||
 	    !(cs = lr_tls_accept(client, (size_t)(site - H.sites), err, sizeof(err)))) {
 		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host, site->port,

@@ -244,25 +244,26 @@ bool lr_config_line_problem(const char *line, size_t len, char *why, size_t whyl
 	const unsigned char *s = (const unsigned char *)line;
 
 	if (len > LR_CONFIG_MAX_LINE) {
-		snprintf(why, whylen, "a line longer than %d bytes", LR_CONFIG_MAX_LINE);
+		lr_errf(why, whylen, "a line longer than %d bytes", LR_CONFIG_MAX_LINE);
 		return true;
 	}
 	for (size_t i = 0; i < len; i++) {
 		size_t n;
 
 		if (s[i] == '\0') {
-			snprintf(why, whylen, "a NUL byte at column %zu", i + 1);
+			lr_errf(why, whylen, "a NUL byte at column %zu", i + 1);
 			return true;
 		}
 		if ((s[i] < 0x20 && s[i] != '\t' && !(s[i] == '\r' && i + 1 == len)) ||
 		    s[i] == 0x7f) {
-			snprintf(why, whylen, "a control byte (\\x%02x) at column %zu", s[i], i + 1);
+			lr_errf(why, whylen, "a control byte (\\x%02x) at column %zu", s[i], i + 1);
 			return true;
 		}
 		if (s[i] >= 0x80 && (n = lr_utf8_len(s + i, len - i)) && lr_utf8_hidden(s + i, n)) {
-			snprintf(why, whylen, "a control character or a bidirectional override "
-					      "(UTF-8 \\x%02x\\x%02x...) at column %zu",
-				 s[i], s[i + 1], i + 1);
+			lr_errf(why, whylen,
+				"a control character or a bidirectional override "
+				"(UTF-8 \\x%02x\\x%02x...) at column %zu",
+				s[i], s[i + 1], i + 1);
 			return true;
 		}
 	}

@@ -268,7 +268,7 @@ static int supervisor_ready(struct lr_policy *policy, struct lifetime *life,
 		/* what the denials are judged by, before the environment goes */
 		if (lr_learn_context_init(&life->learn, policy, getenv("HOME"),
 					  lr_landlock_abi_used(features->landlock_abi)) < 0)
-			snprintf(err, sizeof(err), "out of memory");
+			lr_errf(err, sizeof(err), "out of memory");
 		else if (lr_trace_attach(&life->tracer, sv->child, err, sizeof(err)) == 0)
 			err[0] = '\0';
 		if (err[0]) {
@@ -285,16 +285,16 @@ static int supervisor_ready(struct lr_policy *policy, struct lifetime *life,
 		ready = 1;
 	else if (r == 0 &&
 		 (ready = lr_supervise_accept(sv, &started, fds, LR_SUPERVISE_MAX_FDS)) < 0)
-		snprintf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
+		lr_errf(err, sizeof(err), "supervisor: %s", strerror(-(r = ready)));
 	if (ready > 0 && (r = take_fds(policy, life, fds)) < 0)
-		snprintf(err, sizeof(err), "supervisor: the child handed over descriptors it "
-					   "should not have");
+		lr_errf(err, sizeof(err),
+			"supervisor: the child handed over descriptors it "
+			"should not have");
 	if (ready > 0 && started && (r = lr_audit_write(&life->audit, started)) < 0)
-		snprintf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
+		lr_errf(err, sizeof(err), "--audit-log %s: %s", policy->audit_log, strerror(-r));
 	free(started);
 	if (ready > 0 && sv->handshake && r == 0 && (r = lr_supervise_go(sv)) < 0)
-		snprintf(err, sizeof(err), "supervisor: cannot start the command: %s",
-			 strerror(-r));
+		lr_errf(err, sizeof(err), "supervisor: cannot start the command: %s", strerror(-r));
 	if (r < 0) {
 		lr_supervise_abandon(sv);
 		lr_die("%s", err);

@@ -257,8 +257,8 @@ static int carve_entry(struct carve *c, int dirfd, const char *path, const char 
 		/* gone since it was listed: it gets nothing */
 		if (e == ENOENT)
 			return 0;
-		snprintf(c->err, c->errlen, "%s: cannot grant %s/%s: %s", c->grant->name,
-			 path, name, strerror(e));
+		lr_errf(c->err, c->errlen, "%s: cannot grant %s/%s: %s", c->grant->name, path, name,
+			strerror(e));
 		return -e;
 	}
 	if (S_ISDIR(st.st_mode) && below != ~0ULL && rights)
@@ -297,8 +297,8 @@ static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const
 		r = -ENOMEM;
 	if (r == 0 && (dfd < 0 || !(d = fdopendir(dfd)))) {
 		r = -errno;
-		snprintf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
-			 c->grant->name, path, strerror(errno));
+		lr_errf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
+			c->grant->name, path, strerror(errno));
 		if (dfd >= 0)
 			close(dfd);
 		return r;
@@ -319,8 +319,8 @@ static int carve_dir(struct carve *c, int fd, char *path, uint64_t rights, const
 			r = carve_entry(c, dirfd(d), path, de->d_name, rights, v, n);
 	}
 	if (r < 0 && !c->err[0])
-		snprintf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
-			 c->grant->name, path, strerror(-r));
+		lr_errf(c->err, c->errlen, "%s: cannot list %s to grant its entries: %s",
+			c->grant->name, path, strerror(-r));
 	closedir(d);
 	return r;
 }
