@@ -30,7 +30,7 @@
 #include "landrun/plan/features.h"
 #include "landrun/plan/plan.h"
 #include "landrun/policy/policy.h"
-#include "landrun/confine/seccomp.h"
+#include "landrun/sandbox/seccomp.h"
 #include "seccomp-build.h"
 
 #define MAX_INSNS 65536

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Carving (confine/landlock.h) by doing the forbidden thing: a child opens
+ * Carving (sandbox/landlock.h) by doing the forbidden thing: a child opens
  * the rules for a temporary project, scans and carves them as main.c does
  * (policy -> plan -> rules -> scan -> carve -> no_new_privs -> enforce ->
  * the holes' witness; without a broker), then tries to read the secrets and
