@@ -383,63 +383,54 @@ static int enter_outer(const struct lr_broker *b, const struct lr_plan *plan, ch
 
 static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child);
 
-int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
-		    const struct lr_policy *policy, const struct lr_fs_rules *rules, char *err,
-		    size_t errlen)
+/*
+ * Yama's ptrace_scope 1: only an ancestor reads the command's memory, so
+ * this process stays as the broker and the command's parent, and the child
+ * goes on to be the command.  PAIR is the broker's socket pair: taken.
+ */
+static int start_as_parent(struct lr_broker *b, int pair[2], char *err, size_t errlen)
 {
-	int pair[2], r, status;
+	pid_t pid = fork();
+	int r;
+
+	if (pid > 0) {
+		close(pair[0]);
+		/* what the grants of /proc/self name is the child's */
+		if (lr_landlock_rules_follow_pid(&b->outer, getpid(), pid, err, errlen) < 0) {
+			dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
+			kill(pid, SIGKILL);
+			_exit(LR_EXIT_FAILURE);
+		}
+		broker_main(b, pair[1], pid);
+	}
+	if (pid < 0) {
+		r = -errno;
+		close(pair[0]);
+		close(pair[1]);
+		snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
+		return r;
+	}
+	close(pair[1]);
+	b->pid = 0; /* not a process of landrun's own beside the command */
+	b->sock = pair[0];
+	if (b->ruleset >= 0) {
+		close(b->ruleset);
+		b->ruleset = -1;
+	}
+	return 0;
+}
+
+/*
+ * Forked twice: the broker is no child of the command's, but a
+ * supervisor's (a subreaper), or init's.  The one between writes the
+ * broker's pid on PAIR (taken) and exits.
+ */
+static int start_apart(struct lr_broker *b, int pair[2], char *err, size_t errlen)
+{
 	pid_t mid, pid = 0;
+	int r, status;
 	ssize_t n;
 
-	r = enter_outer(b, plan, err, errlen);
-	if (r < 0)
-		return r;
-	/* the opener enters the command's own domain */
-	if (b->reads) {
-		b->ruleset = lr_landlock_ruleset(plan, policy, rules, err, errlen);
-		if (b->ruleset < 0)
-			return b->ruleset;
-		b->restrict_flags = plan->restrict_flags &
-				    ~(uint32_t)LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
-		return r;
-	}
-	if (b->as_parent) {
-		/* Yama's ptrace_scope 1: only an ancestor reads the command's
-		 * memory, so this process stays as the broker and the
-		 * command's parent, and the child goes on to be the command */
-		pid = fork();
-		if (pid > 0) {
-			close(pair[0]);
-			/* what the grants of /proc/self name is the child's */
-			if (lr_landlock_rules_follow_pid(&b->outer, getpid(), pid, err, errlen) < 0) {
-				dprintf(STDERR_FILENO, "landrun: the broker: %s\n", err);
-				kill(pid, SIGKILL);
-				_exit(LR_EXIT_FAILURE);
-			}
-			broker_main(b, pair[1], pid);
-		}
-		if (pid < 0) {
-			r = -errno;
-			close(pair[0]);
-			close(pair[1]);
-			snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
-			return r;
-		}
-		close(pair[1]);
-		b->pid = 0; /* not a process of landrun's own beside the command */
-		b->sock = pair[0];
-		if (b->ruleset >= 0) {
-			close(b->ruleset);
-			b->ruleset = -1;
-		}
-		return 0;
-	}
-	/* twice: the broker is no child of the command's, but a supervisor's
-	 * (a subreaper), or init's */
 	mid = fork();
 	if (mid == 0) {
 		pid_t broker = fork();
@@ -472,6 +463,33 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 	b->domain = b->ruleset;
 	b->ruleset = -1;
 	return 0;
+}
+
+int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
+		    const struct lr_policy *policy, const struct lr_fs_rules *rules, char *err,
+		    size_t errlen)
+{
+	int pair[2], r;
+
+	r = enter_outer(b, plan, err, errlen);
+	if (r < 0)
+		return r;
+	/* the opener enters the command's own domain */
+	if (b->reads) {
+		b->ruleset = lr_landlock_ruleset(plan, policy, rules, err, errlen);
+		if (b->ruleset < 0)
+			return b->ruleset;
+		b->restrict_flags = plan->restrict_flags &
+				    ~(uint32_t)LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
+		return r;
+	}
+	if (b->as_parent)
+		return start_as_parent(b, pair, err, errlen);
+	return start_apart(b, pair, err, errlen);
 }
 
 static int send_with_fd(int sock, const void *buf, size_t len, int fd);
@@ -2076,17 +2094,99 @@ static struct answer tmpfile_in(struct call *c, int base, const char *path, uint
 	return a;
 }
 
+/* FD, the file found for the command's open: opened again with FLAGS.  A
+ * lease of the command's on the file makes its open wait until the lease is
+ * given up (or broken, fs.lease-break-time): then it waits in a waiter, not
+ * in the broker.  FD is taken. */
+static struct answer reopen_found(struct call *c, int fd, uint64_t flags)
+{
+	char self[64];
+	struct answer a;
+	int oflags, r, fl;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) | O_NOCTTY;
+	r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
+	if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
+		return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
+	if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
+		fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
+	a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
+	close(fd);
+	return a;
+}
+
+/* FD, a regular file or a FIFO found beneath a root (REAL, of ST): handed
+ * over for the open with FLAGS unless its place or inode keeps it out.  FD
+ * is taken. */
+static struct answer open_found(struct call *c, int fd, const char *real, const struct stat *st,
+				uint64_t flags, bool write)
+{
+	enum lr_broker_verdict v;
+	const char *why;
+
+	v = judge_found(c->b, real, st, &why);
+	if (v == LR_BROKER_PROTECTED && !write && !c->b->reads) {
+		close(fd);
+		return cont();
+	}
+	if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
+		close(fd);
+		return refuse(c, write ? &ACT_WRITE : &ACT_READ, real, v, why);
+	}
+	if (flags & O_DIRECTORY) {
+		close(fd);
+		return fail(ENOTDIR);
+	}
+	if (S_ISFIFO(st->st_mode))
+		return fifo_open(c, fd, flags);
+	return reopen_found(c, fd, flags);
+}
+
+/* The name of P, not there: made by the broker, unless the name keeps it
+ * out.  P is closed. */
+static struct answer create_at(struct call *c, struct place *p, uint64_t flags, uint64_t mode)
+{
+	enum lr_broker_verdict v;
+	const char *why;
+	struct answer a;
+	mode_t old;
+	int fd;
+
+	v = lr_broker_judge(c->b, p->root->path, p->path, &why);
+	if (v != LR_BROKER_OK) {
+		place_close(p);
+		return refuse(c, &ACT_CREATE, p->path, v, why);
+	}
+	old = umask(umask_of(c));
+	fd = openat(p->dir, p->name,
+		    (int)(flags & ~(uint64_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+		    (mode_t)(mode & 07777));
+	a = fd < 0 ? fail(errno) : (struct answer){ FD, fd, (flags & O_CLOEXEC) != 0 };
+	umask(old);
+	place_close(p);
+	return a;
+}
+
+/* Not the broker's to open (elsewhere()): BASE is closed. */
+static struct answer elsewhere_from(struct call *c, int base, const char *path, uint64_t flags,
+				    uint64_t mode, bool write)
+{
+	struct answer a = elsewhere(c, base, path, flags, mode, write);
+
+	close(base);
+	return a;
+}
+
 static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t flags,
 			     uint64_t mode)
 {
 	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND | O_CREAT));
-	char path[PATH_MAX], real[PATH_MAX], self[64];
-	const char *why;
-	enum lr_broker_verdict v;
+	char path[PATH_MAX], real[PATH_MAX];
 	struct place p = { .dir = -1 };
 	struct answer a;
 	struct stat st;
-	int base, fd, r, oflags, fl;
+	int base, fd, r;
 
 	if (flags & O_PATH)
 		return cont();
@@ -2103,7 +2203,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 
 		a = tmpfile_in(c, base, path, flags, mode, &mine);
 		if (!mine)
-			a = elsewhere(c, base, path, flags, mode, write);
+			return elsewhere_from(c, base, path, flags, mode, write);
 		close(base);
 		return a;
 	}
@@ -2112,11 +2212,8 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		close(base);
 		return fail(-r);
 	}
-	if (r < 0) {
-		a = elsewhere(c, base, path, flags, mode, write);
-		close(base);
-		return a;
-	}
+	if (r < 0)
+		return elsewhere_from(c, base, path, flags, mode, write);
 	fd = find(&p, flags & O_NOFOLLOW, real, sizeof(real), &st);
 	if (fd >= 0) {
 		place_close(&p);
@@ -2129,66 +2226,19 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		 * Landlock decides (it does not where the broker opens all) */
 		if (!S_ISREG(st.st_mode) && !(S_ISFIFO(st.st_mode) && c->b->reads)) {
 			close(fd);
-			a = elsewhere(c, base, path, flags, mode, write);
-			close(base);
-			return a;
+			return elsewhere_from(c, base, path, flags, mode, write);
 		}
 		close(base);
-		v = judge_found(c->b, real, &st, &why);
-		if (v == LR_BROKER_PROTECTED && !write && !c->b->reads) {
-			close(fd);
-			return cont();
-		}
-		if (v == LR_BROKER_SECRET || (v == LR_BROKER_PROTECTED && write)) {
-			close(fd);
-			return refuse(c, write ? &ACT_WRITE : &ACT_READ, real, v, why);
-		}
-		if (flags & O_DIRECTORY) {
-			close(fd);
-			return fail(ENOTDIR);
-		}
-		if (S_ISFIFO(st.st_mode))
-			return fifo_open(c, fd, flags);
-		/* a lease of the command's on the file makes its open wait until
-		 * the lease is given up (or broken, fs.lease-break-time): then
-		 * it waits in a waiter, not in the broker */
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-		oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) |
-			 O_NOCTTY;
-		r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
-		if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
-			return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
-		if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
-			fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
-		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
-		close(fd);
-		return a;
+		return open_found(c, fd, real, &st, flags, write);
 	}
 	/* not there: made, if asked, and not through a dangling symlink */
 	if (fd != -ENOENT || !(flags & O_CREAT) ||
 	    fstatat(p.dir, p.name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
 		place_close(&p);
-		a = elsewhere(c, base, path, flags, mode, write);
-		close(base);
-		return a;
+		return elsewhere_from(c, base, path, flags, mode, write);
 	}
 	close(base);
-	v = lr_broker_judge(c->b, p.root->path, p.path, &why);
-	if (v != LR_BROKER_OK) {
-		place_close(&p);
-		return refuse(c, &ACT_CREATE, p.path, v, why);
-	}
-	{
-		mode_t old = umask(umask_of(c));
-
-		r = openat(p.dir, p.name,
-			   (int)(flags & ~(uint64_t)O_CLOEXEC) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-			   (mode_t)(mode & 07777));
-		a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
-		umask(old);
-	}
-	place_close(&p);
-	return a;
+	return create_at(c, &p, flags, mode);
 }
 
 /* Read the command's PATH (from DIRFD) and find it: 0 with P, 1 when the
@@ -3031,6 +3081,50 @@ static struct answer do_openat2(struct call *c, int dirfd, uint64_t path, uint64
 	return do_open(c, dirfd, path, how.flags, how.mode);
 }
 
+/* The calls that change a file's mode, owner or extended attributes:
+ * served where the command is uid 0 (b->metadata), which without
+ * capabilities may still chmod and chown the system's files. */
+static struct answer serve_metadata(struct call *c)
+{
+	const struct seccomp_data *d = &c->req->data;
+	const __u64 *a = d->args;
+
+	switch (d->nr) {
+#ifdef SYS_chmod
+	case SYS_chmod:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_MODE, a[1], 0, 0);
+	case SYS_chown:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2], 0);
+	case SYS_lchown:
+		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2],
+				    AT_SYMLINK_NOFOLLOW);
+#endif
+	case SYS_fchmodat:
+		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, 0);
+	case 452: /* fchmodat2 */
+		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, a[3]);
+	case SYS_fchownat:
+		return do_change_at(c, (int)a[0], a[1], CHANGE_OWNER, a[2], a[3], a[4]);
+	case SYS_fchmod:
+		return do_change_fd(c, (int)a[0], CHANGE_MODE, a[1], 0);
+	case SYS_fchown:
+		return do_change_fd(c, (int)a[0], CHANGE_OWNER, a[1], a[2]);
+	case SYS_setxattr:
+		return do_xattr(c, -1, a[0], false, true, a);
+	case SYS_lsetxattr:
+		return do_xattr(c, -1, a[0], true, true, a);
+	case SYS_fsetxattr:
+		return do_xattr(c, (int)a[0], 0, false, true, a);
+	case SYS_removexattr:
+		return do_xattr(c, -1, a[0], false, false, a);
+	case SYS_lremovexattr:
+		return do_xattr(c, -1, a[0], true, false, a);
+	case SYS_fremovexattr:
+		return do_xattr(c, (int)a[0], 0, false, false, a);
+	}
+	return cont();
+}
+
 static struct answer serve(struct call *c)
 {
 	const struct seccomp_data *d = &c->req->data;
@@ -3084,40 +3178,7 @@ static struct answer serve(struct call *c)
 	}
 	if (!c->b->metadata)
 		return cont();
-	switch (d->nr) {
-#ifdef SYS_chmod
-	case SYS_chmod:
-		return do_change_at(c, AT_FDCWD, a[0], CHANGE_MODE, a[1], 0, 0);
-	case SYS_chown:
-		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2], 0);
-	case SYS_lchown:
-		return do_change_at(c, AT_FDCWD, a[0], CHANGE_OWNER, a[1], a[2],
-				    AT_SYMLINK_NOFOLLOW);
-#endif
-	case SYS_fchmodat:
-		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, 0);
-	case 452: /* fchmodat2 */
-		return do_change_at(c, (int)a[0], a[1], CHANGE_MODE, a[2], 0, a[3]);
-	case SYS_fchownat:
-		return do_change_at(c, (int)a[0], a[1], CHANGE_OWNER, a[2], a[3], a[4]);
-	case SYS_fchmod:
-		return do_change_fd(c, (int)a[0], CHANGE_MODE, a[1], 0);
-	case SYS_fchown:
-		return do_change_fd(c, (int)a[0], CHANGE_OWNER, a[1], a[2]);
-	case SYS_setxattr:
-		return do_xattr(c, -1, a[0], false, true, a);
-	case SYS_lsetxattr:
-		return do_xattr(c, -1, a[0], true, true, a);
-	case SYS_fsetxattr:
-		return do_xattr(c, (int)a[0], 0, false, true, a);
-	case SYS_removexattr:
-		return do_xattr(c, -1, a[0], false, false, a);
-	case SYS_lremovexattr:
-		return do_xattr(c, -1, a[0], true, false, a);
-	case SYS_fremovexattr:
-		return do_xattr(c, (int)a[0], 0, false, false, a);
-	}
-	return cont();
+	return serve_metadata(c);
 }
 
 static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct answer a)

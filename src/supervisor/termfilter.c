@@ -343,107 +343,149 @@ static void string(struct lr_term_filter *f, struct sink *s, int t, const unsign
 		emit(s, raw, n);
 }
 
+/* In GROUND: text passes; ESC and a C1 control start a sequence. */
+static void ground(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+		   size_t n)
+{
+	if (t == ESC) {
+		hold(f, raw, n);
+		f->state = ESCAPE;
+	} else if (t >= C1) {
+		hold(f, raw, n);
+		introduce(f, s, t - C1);
+	} else
+		emit(s, raw, n);
+}
+
+/* In ESC_INTER: passed up to the final. */
+static void esc_inter(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+		      size_t n)
+{
+	if (t == ESC || t >= C1) { /* the terminal abandons it: so does CAN */
+		emit(s, (const unsigned char[]){ CAN }, 1);
+		f->state = GROUND;
+		token(f, s, t, raw, n);
+		return;
+	}
+	emit(s, raw, n);
+	if ((t >= 0x30 && t <= 0x7e) || t == CAN || t == SUB)
+		f->state = GROUND;
+}
+
+/* In CSI: held up to its final, then judged whole (csi_final). */
+static void csi(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw, size_t n)
+{
+	if (t == ESC || t >= C1) {
+		abandon(f, s); /* cut short: the terminal drops it too */
+		f->state = GROUND;
+		token(f, s, t, raw, n);
+		return;
+	}
+	if (t == CAN || t == SUB) {
+		abandon(f, s);
+		emit(s, raw, n);
+		f->state = GROUND;
+		return;
+	}
+	if (!hold(f, raw, n)) {
+		drop(f, LR_TERM_DROPPED_LONG, CSI_DROP);
+		if (t >= 0x40 && t <= 0x7e)
+			f->state = GROUND;
+		return;
+	}
+	if (t >= 0x40 && t <= 0x7e)
+		csi_final(f, s);
+}
+
+/* In CSI_DROP: dropped up to its final. */
+static void csi_drop(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+		     size_t n)
+{
+	if (t == ESC || t >= C1) {
+		f->state = GROUND;
+		token(f, s, t, raw, n);
+	} else if ((t >= 0x40 && t <= 0x7e) || t == CAN || t == SUB)
+		f->state = GROUND;
+}
+
+/* In OSC_NUM: held while its number comes. */
+static void osc_num(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+		    size_t n)
+{
+	/* (a terminal ignores C0 controls and DEL in a string: in its number too) */
+	if ((t >= '0' && t <= '9') || t == 0x7f ||
+	    (t < 0x20 && t != BEL && t != CAN && t != SUB && t != ESC)) {
+		if (!hold(f, raw, n)) {
+			drop(f, LR_TERM_DROPPED_LONG, OSC_DROP);
+			return;
+		}
+		if (t >= '0' && t <= '9') {
+			f->osc = f->osc > 1000000 ? f->osc : f->osc * 10 + (unsigned long)(t - '0');
+			f->osc_digits = true;
+		}
+		return;
+	}
+	osc_number(f, s, t, raw, n);
+}
+
+/* In DCS_HEAD: held while its first bytes may be tmux's passthrough. */
+static void dcs_head(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+		     size_t n)
+{
+	size_t k = f->n_held - f->intro;
+
+	if (t < C1 && t == (unsigned char)tmux_prefix[k]) {
+		hold(f, raw, n);
+		if (k + 1 == sizeof(tmux_prefix) - 1 && !f->pass_all)
+			drop(f, LR_TERM_DROPPED_PASSTHROUGH, DCS_DROP);
+		else if (k + 1 == sizeof(tmux_prefix) - 1) {
+			emit_held(f, s);
+			f->state = DCS_PASS;
+		}
+		return;
+	}
+	emit_held(f, s);
+	f->state = DCS_PASS;
+	string(f, s, t, raw, n, true);
+}
+
+static void string_pass(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+			size_t n)
+{
+	string(f, s, t, raw, n, true);
+}
+
+static void string_drop(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
+			size_t n)
+{
+	string(f, s, t, raw, n, false);
+}
+
+/* What each state does with a token (in a string, after an ESC too:
+ * string() looks at STR_ESC). */
+static void (*const states[])(struct lr_term_filter *f, struct sink *s, int t,
+			      const unsigned char *raw, size_t n) = {
+	[GROUND] = ground,
+	[ESCAPE] = escape,
+	[ESC_INTER] = esc_inter,
+	[CSI] = csi,
+	[CSI_DROP] = csi_drop,
+	[OSC_NUM] = osc_num,
+	[OSC_PASS] = string_pass,
+	[OSC_DROP] = string_drop,
+	[DCS_HEAD] = dcs_head,
+	[DCS_PASS] = string_pass,
+	[DCS_DROP] = string_drop,
+	[STR_PASS] = string_pass,
+};
+
 static void token(struct lr_term_filter *f, struct sink *s, int t, const unsigned char *raw,
 		  size_t n)
 {
-	switch (f->state & ~STR_ESC) {
-	case GROUND:
-		if (t == ESC) {
-			hold(f, raw, n);
-			f->state = ESCAPE;
-		} else if (t >= C1) {
-			hold(f, raw, n);
-			introduce(f, s, t - C1);
-		} else
-			emit(s, raw, n);
-		return;
-	case ESCAPE:
-		escape(f, s, t, raw, n);
-		return;
-	case ESC_INTER:
-		if (t == ESC || t >= C1) { /* the terminal abandons it: so does CAN */
-			emit(s, (const unsigned char[]){ CAN }, 1);
-			f->state = GROUND;
-			token(f, s, t, raw, n);
-			return;
-		}
-		emit(s, raw, n);
-		if ((t >= 0x30 && t <= 0x7e) || t == CAN || t == SUB)
-			f->state = GROUND;
-		return;
-	case CSI:
-		if (t == ESC || t >= C1) {
-			abandon(f, s); /* cut short: the terminal drops it too */
-			f->state = GROUND;
-			token(f, s, t, raw, n);
-			return;
-		}
-		if (t == CAN || t == SUB) {
-			abandon(f, s);
-			emit(s, raw, n);
-			f->state = GROUND;
-			return;
-		}
-		if (!hold(f, raw, n)) {
-			drop(f, LR_TERM_DROPPED_LONG, CSI_DROP);
-			if (t >= 0x40 && t <= 0x7e)
-				f->state = GROUND;
-			return;
-		}
-		if (t >= 0x40 && t <= 0x7e)
-			csi_final(f, s);
-		return;
-	case CSI_DROP:
-		if (t == ESC || t >= C1) {
-			f->state = GROUND;
-			token(f, s, t, raw, n);
-		} else if ((t >= 0x40 && t <= 0x7e) || t == CAN || t == SUB)
-			f->state = GROUND;
-		return;
-	case OSC_NUM:
-		/* (a terminal ignores C0 controls and DEL in a string: in its number too) */
-		if ((t >= '0' && t <= '9') || t == 0x7f ||
-		    (t < 0x20 && t != BEL && t != CAN && t != SUB && t != ESC)) {
-			if (!hold(f, raw, n)) {
-				drop(f, LR_TERM_DROPPED_LONG, OSC_DROP);
-				return;
-			}
-			if (t >= '0' && t <= '9') {
-				f->osc = f->osc > 1000000 ? f->osc : f->osc * 10 + (unsigned long)(t - '0');
-				f->osc_digits = true;
-			}
-			return;
-		}
-		osc_number(f, s, t, raw, n);
-		return;
-	case DCS_HEAD: {
-		size_t k = f->n_held - f->intro;
+	unsigned state = (unsigned)(f->state & ~STR_ESC);
 
-		if (t < C1 && t == (unsigned char)tmux_prefix[k]) {
-			hold(f, raw, n);
-			if (k + 1 == sizeof(tmux_prefix) - 1 && !f->pass_all)
-				drop(f, LR_TERM_DROPPED_PASSTHROUGH, DCS_DROP);
-			else if (k + 1 == sizeof(tmux_prefix) - 1) {
-				emit_held(f, s);
-				f->state = DCS_PASS;
-			}
-			return;
-		}
-		emit_held(f, s);
-		f->state = DCS_PASS;
-		string(f, s, t, raw, n, true);
-		return;
-	}
-	case OSC_PASS:
-	case DCS_PASS:
-	case STR_PASS:
-		string(f, s, t, raw, n, true);
-		return;
-	case OSC_DROP:
-	case DCS_DROP:
-		string(f, s, t, raw, n, false);
-		return;
-	}
+	if (state < sizeof(states) / sizeof(states[0]) && states[state])
+		states[state](f, s, t, raw, n);
 }
 
 /* The continuation bytes due after a UTF-8 lead byte B (0: not one). */

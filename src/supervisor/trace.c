@@ -514,14 +514,92 @@ static void not_found(struct lr_tracer *t, const struct lr_trace_pending *p,
 		t->error = -ENOMEM;
 }
 
+/* ftruncate: the file of its descriptor, by the command's /proc; false
+ * when it names none (a pipe, a socket, or it is gone). */
+static bool decode_ftruncate(struct lr_denial *d, const struct lr_trace_pending *p)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)p->tid, (int)p->args[0]);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0 || target[0] != '/')
+		return false;
+	target[n] = '\0';
+	d->op = LR_DENIED_TRUNCATE;
+	d->path = canonical(target, true);
+	return true;
+}
+
+/*
+ * What the call C of P (of the thread group TGID) that failed with ERR was
+ * denied, into D: FULL is its path (D->asked) from the tracer's side.  1 to
+ * be kept, 0 not, and -1 when there is nothing to tell (D holds nothing).
+ */
+static int decode_call(struct lr_denial *d, const struct lr_trace_pending *p, const struct call *c,
+		       pid_t tgid, const char *full, int err)
+{
+	_cleanup_free_ char *full2 = NULL;
+
+	switch (c->kind) {
+	case OPEN:
+		decode_open(d, full, p->args[c->flags]);
+		break;
+	case OPEN2: {
+		uint64_t flags = 0;
+
+		peek(p->tid, p->args[2], &flags, sizeof(flags), false);
+		decode_open(d, full, flags);
+		break;
+	}
+	case CREAT:
+		decode_open(d, full, O_CREAT | O_WRONLY | O_TRUNC);
+		break;
+	case EXEC:
+		d->op = LR_DENIED_EXECUTE;
+		d->path = canonical(full, true);
+		if (d->path)
+			lr_elf_interpreters(d->path, &d->interps);
+		break;
+	case TRUNCATE:
+		d->op = LR_DENIED_TRUNCATE;
+		d->path = canonical(full, true);
+		break;
+	case FTRUNCATE:
+		if (!decode_ftruncate(d, p))
+			return -1;
+		break;
+	case MAKE:
+		d->op = LR_DENIED_CREATE;
+		d->path = canonical(full, false);
+		d->dir = strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0;
+		break;
+	case REMOVE:
+		d->op = LR_DENIED_REMOVE;
+		d->path = canonical(full, false);
+		break;
+	case RENAME:
+		d->op = LR_DENIED_RENAME;
+		d->path = canonical(full, false);
+		d->asked2 = asked_at(p, c->path2);
+		full2 = d->asked2 ? full_path(p->tid, tgid, dirfd_of(p, c->dirfd2), d->asked2)
+				  : NULL;
+		d->path2 = canonical(full2, false);
+		break;
+	case SOCKET:
+		return decode_socket(d, p, tgid, strcmp(c->name, "bind") == 0, err);
+	}
+	return 1;
+}
+
 /* A traced call of TID failed with ERR: what was denied, if the sandbox did. */
 static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int err)
 {
 	const struct call *c = find_call(p->nr);
-	_cleanup_free_ char *full = NULL, *full2 = NULL;
+	_cleanup_free_ char *full = NULL;
 	struct lr_denial d = { 0 };
 	pid_t tgid;
-	bool keep = true;
+	int keep;
 
 	if (c && err == ENOENT && (c->kind == OPEN || c->kind == OPEN2)) {
 		not_found(t, p, c);
@@ -536,63 +614,9 @@ static void decode(struct lr_tracer *t, const struct lr_trace_pending *p, int er
 		return; /* its memory is gone, or not ours to read */
 	if (d.asked)
 		full = full_path(p->tid, tgid, dirfd_of(p, c->dirfd), d.asked);
-	switch (c->kind) {
-	case OPEN:
-		decode_open(&d, full, p->args[c->flags]);
-		break;
-	case OPEN2: {
-		uint64_t flags = 0;
-
-		peek(p->tid, p->args[2], &flags, sizeof(flags), false);
-		decode_open(&d, full, flags);
-		break;
-	}
-	case CREAT:
-		decode_open(&d, full, O_CREAT | O_WRONLY | O_TRUNC);
-		break;
-	case EXEC:
-		d.op = LR_DENIED_EXECUTE;
-		d.path = canonical(full, true);
-		if (d.path)
-			lr_elf_interpreters(d.path, &d.interps);
-		break;
-	case TRUNCATE:
-		d.op = LR_DENIED_TRUNCATE;
-		d.path = canonical(full, true);
-		break;
-	case FTRUNCATE: {
-		char link[64], target[PATH_MAX];
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)p->tid, (int)p->args[0]);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0 || target[0] != '/')
-			return;
-		target[n] = '\0';
-		d.op = LR_DENIED_TRUNCATE;
-		d.path = canonical(target, true);
-		break;
-	}
-	case MAKE:
-		d.op = LR_DENIED_CREATE;
-		d.path = canonical(full, false);
-		d.dir = strcmp(c->name, "mkdir") == 0 || strcmp(c->name, "mkdirat") == 0;
-		break;
-	case REMOVE:
-		d.op = LR_DENIED_REMOVE;
-		d.path = canonical(full, false);
-		break;
-	case RENAME:
-		d.op = LR_DENIED_RENAME;
-		d.path = canonical(full, false);
-		d.asked2 = asked_at(p, c->path2);
-		full2 = d.asked2 ? full_path(p->tid, tgid, dirfd_of(p, c->dirfd2), d.asked2) : NULL;
-		d.path2 = canonical(full2, false);
-		break;
-	case SOCKET:
-		keep = decode_socket(&d, p, tgid, strcmp(c->name, "bind") == 0, err);
-		break;
-	}
+	keep = decode_call(&d, p, c, tgid, full, err);
+	if (keep < 0)
+		return;
 	d.path = as_command(d.path, d.asked, tgid, p->tid);
 	d.path2 = as_command(d.path2, d.asked2, tgid, p->tid);
 	if (keep && !dac_denial(&d))
