@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "landrun/lib/error.h"
 #include "landrun/lib/landlock_uapi.h"
 #include "landrun/lib/log.h"
 #include "landrun/policy/egress-rules.h"
@@ -76,7 +77,7 @@ static int canonical_all(char *const *paths, size_t n, const char *flag, struct 
 		if (!c || lr_strlist_take(out, c) < 0) {
 			int e = c ? ENOMEM : errno;
 
-			snprintf(err, errlen, "%s %s: %s", flag, paths[i], strerror(e));
+			lr_errf(err, errlen, "%s %s: %s", flag, paths[i], strerror(e));
 			return -e;
 		}
 	}
@@ -128,11 +129,11 @@ fail:
 	if (errno != ENOMEM) {
 		int e = errno;
 
-		snprintf(err, errlen, "the broker: cannot keep the grants: %s", strerror(e));
+		lr_errf(err, errlen, "the broker: cannot keep the grants: %s", strerror(e));
 		return -e;
 	}
 nomem:
-	snprintf(err, errlen, "out of memory");
+	lr_errf(err, errlen, "out of memory");
 	return -ENOMEM;
 }
 
@@ -217,7 +218,7 @@ int lr_broker_restrict(struct lr_broker *b, const struct lr_plan *plan,
 			continue;
 		in = lr_array_push(&b->inodes, &b->n_inodes, sizeof(*in));
 		if (!in) {
-			snprintf(err, errlen, "out of memory");
+			lr_errf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
 		*in = (struct lr_broker_inode){ st.st_dev, st.st_ino, h->kind, h->path, h->why };
@@ -352,13 +353,13 @@ static int enter_outer(const struct lr_broker *b, const struct lr_plan *plan, ch
 	fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err, errlen, "the broker: cannot open /proc: %s", strerror(-r));
+		lr_errf(err, errlen, "the broker: cannot open /proc: %s", strerror(-r));
 		return r;
 	}
 	rules.v = calloc(b->outer.n + 1, sizeof(*rules.v));
 	if (!rules.v) {
 		close(fd);
-		snprintf(err, errlen, "out of memory");
+		lr_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (b->outer.n)
@@ -407,7 +408,7 @@ static int start_as_parent(struct lr_broker *b, int pair[2], char *err, size_t e
 		r = -errno;
 		close(pair[0]);
 		close(pair[1]);
-		snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
+		lr_errf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
 		return r;
 	}
 	close(pair[1]);
@@ -446,7 +447,7 @@ static int start_apart(struct lr_broker *b, int pair[2], char *err, size_t errle
 	if (mid < 0) {
 		r = -errno;
 		close(pair[0]);
-		snprintf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
+		lr_errf(err, errlen, "the broker: cannot fork: %s", strerror(-r));
 		return r;
 	}
 	while ((r = (int)waitpid(mid, &status, 0)) < 0 && errno == EINTR)
@@ -454,7 +455,7 @@ static int start_apart(struct lr_broker *b, int pair[2], char *err, size_t errle
 	n = read(pair[0], &pid, sizeof(pid));
 	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || n != sizeof(pid) || pid <= 0) {
 		close(pair[0]);
-		snprintf(err, errlen, "the broker: cannot start it");
+		lr_errf(err, errlen, "the broker: cannot start it");
 		return -ECHILD;
 	}
 	b->pid = pid;
@@ -484,7 +485,7 @@ int lr_broker_start(struct lr_broker *b, const struct lr_plan *plan,
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
+		lr_errf(err, errlen, "the broker: cannot make its socket: %s", strerror(-r));
 		return r;
 	}
 	if (b->as_parent)
@@ -509,14 +510,14 @@ int lr_broker_hand_over(struct lr_broker *b, char *err, size_t errlen)
 	close(b->sock);
 	b->sock = -1;
 	if (r < 0) {
-		snprintf(err, errlen, "the broker: cannot hand it the filter: %s", strerror(-r));
+		lr_errf(err, errlen, "the broker: cannot hand it the filter: %s", strerror(-r));
 		return r;
 	}
 	/* the witness: a call only the broker answers this way */
 	answer = syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 0);
 	if (answer != LR_BROKER_PING_ANSWER) {
 		r = answer < 0 ? errno : EPROTO;
-		snprintf(err, errlen, "witness: the broker did not answer (%s)", strerror(r));
+		lr_errf(err, errlen, "witness: the broker did not answer (%s)", strerror(r));
 		return -r;
 	}
 	return 0;
@@ -531,7 +532,7 @@ int lr_broker_holes_check(const struct lr_broker *b, char *err, size_t errlen)
 	/* from now on, every refusal is told */
 	if (syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 2) != LR_BROKER_PING_ANSWER &&
 	    r == 0) {
-		snprintf(err, errlen, "the broker did not answer");
+		lr_errf(err, errlen, "the broker did not answer");
 		return -EPROTO;
 	}
 	return r;
@@ -547,18 +548,18 @@ static int holes_check(const struct lr_broker *b, char *err, size_t errlen)
 			continue;
 		/* the broker's refusal, not told: landrun's own */
 		if (syscall(SYS_mkdirat, LR_BROKER_PING_DIRFD, NULL, 1) != LR_BROKER_PING_ANSWER) {
-			snprintf(err, errlen, "the broker did not answer");
+			lr_errf(err, errlen, "the broker did not answer");
 			return -EPROTO;
 		}
 		fd = open(h->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd >= 0) {
 			close(fd);
-			snprintf(err, errlen, "%s (a secret file): reading it was not refused",
-				 h->path);
+			lr_errf(err, errlen, "%s (a secret file): reading it was not refused",
+				h->path);
 			return -EPERM;
 		}
 		if (errno != EACCES && errno != ENOENT) {
-			snprintf(err, errlen, "checking %s failed: %s", h->path, strerror(errno));
+			lr_errf(err, errlen, "checking %s failed: %s", h->path, strerror(errno));
 			return -errno;
 		}
 		/* ENOENT: gone since; if EACCES came from elsewhere, the next

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "landrun/lib/elf.h"
+#include "landrun/lib/error.h"
 #include "landrun/sandbox/seccomp.h"
 #include "landrun/supervisor/broker.h"
 #include "landrun/supervisor/trace.h"
@@ -63,17 +64,17 @@ int lr_trace_attach(struct lr_tracer *t, pid_t child, char *err, size_t errlen)
 	memset(t, 0, sizeof(*t));
 	t->child = child;
 	if (!ARCH_OK) {
-		snprintf(err, errlen, "--report-denials: not supported on this architecture");
+		lr_errf(err, errlen, "--report-denials: not supported on this architecture");
 		return -ENOTSUP;
 	}
 	if (ptrace(PTRACE_SEIZE, child, 0, OPTIONS) < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "--report-denials: cannot trace the command: %s%s",
-			 strerror(e),
-			 e == EPERM ? " (is ptrace restricted: kernel.yama.ptrace_scope, or a "
-				      "container's seccomp profile?)"
-				    : "");
+		lr_errf(err, errlen, "--report-denials: cannot trace the command: %s%s",
+			strerror(e),
+			e == EPERM ? " (is ptrace restricted: kernel.yama.ptrace_scope, or a "
+				     "container's seccomp profile?)"
+				   : "");
 		return -e;
 	}
 	return 0;
