@@ -991,7 +991,7 @@ static void forward_origin(int client, SSL *cs, int up, const struct lr_http_sit
 	int r;
 
 	lr_errf(err, sizeof(err), "its socket");
-	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, site->host, err, sizeof(err)))) {
+	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, (size_t)(site - H.sites), err, sizeof(err)))) {
 		refuse(v, "failed", 502, "tls_certificate_error", err, err);
 		carry_out(client, cs, v);
 		return;

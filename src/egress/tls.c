@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static struct {
 	const struct lr_http_site *sites;
 	size_t n;
 	SSL_CTX *server[MAX_SITES];	/* per site, minted on first use */
+	SSL_SESSION *resume[MAX_SITES];	/* per site, the upstream's last session */
 	pthread_mutex_t lock;
 } T = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -149,6 +151,30 @@ static int make_ca(char **pem, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A session an upstream gave (a TLS 1.3 ticket, after the handshake; 1.2's
+ * at its end): kept for the next connection to the same site, which then
+ * skips the certificate's verification and the upstream's signature.  It
+ * was made by a handshake that verified the certificate for the site's
+ * host, and only that site offers it: to another, a session is never
+ * offered, and an upstream that cannot resume it makes a full handshake.
+ * (The site is the connection's app data, index + 1.)
+ */
+static int keep_session(SSL *s, SSL_SESSION *sess)
+{
+	uintptr_t site = (uintptr_t)SSL_get_app_data(s);
+	SSL_SESSION *old;
+
+	if (site == 0 || site > T.n)
+		return 0;
+	pthread_mutex_lock(&T.lock);
+	old = T.resume[site - 1];
+	T.resume[site - 1] = sess;
+	pthread_mutex_unlock(&T.lock);
+	SSL_SESSION_free(old);
+	return 1; /* the reference is T.resume's */
+}
+
 /* The upstreams' side: TLS 1.2 or later, verified against CAFILE's CAs. */
 static int make_client(const char *cafile, char *err, size_t errlen)
 {
@@ -182,6 +208,9 @@ static int make_client(const char *cafile, char *err, size_t errlen)
 	    SSL_CTX_set_alpn_protos(T.client, alpn, sizeof(alpn) - 1) != 0)
 		return tls_fail(err, errlen, "the upstreams' TLS settings");
 	SSL_CTX_set_options(T.client, SSL_OP_NO_RENEGOTIATION);
+	SSL_CTX_set_session_cache_mode(T.client,
+				       SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+	SSL_CTX_sess_set_new_cb(T.client, keep_session);
 	return 0;
 }
 
@@ -272,16 +301,48 @@ SSL *lr_tls_accept(int fd, size_t site, char *err, size_t errlen)
 	return s;
 }
 
-SSL *lr_tls_connect(int fd, const char *host, char *err, size_t errlen)
+/* The site's last session, if it can be resumed (a reference), or NULL. */
+static SSL_SESSION *session_of(size_t site)
+{
+	SSL_SESSION *sess;
+
+	pthread_mutex_lock(&T.lock);
+	sess = T.resume[site];
+	if (!sess || !SSL_SESSION_is_resumable(sess) || !SSL_SESSION_up_ref(sess))
+		sess = NULL;
+	pthread_mutex_unlock(&T.lock);
+	return sess;
+}
+
+SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen)
 {
 	SSL *s = SSL_new(T.client);
+	SSL_SESSION *sess;
+	const char *host;
 	long v;
+	int ok;
 
+	if (site >= T.n) {
+		SSL_free(s);
+		lr_errf(err, errlen, "no such host");
+		return NULL;
+	}
+	host = T.sites[site].host;
 	if (!s || SSL_set_fd(s, fd) != 1 || SSL_set_tlsext_host_name(s, host) != 1 ||
-	    SSL_set1_host(s, host) != 1) {
+	    SSL_set1_host(s, host) != 1 || SSL_set_app_data(s, (void *)(uintptr_t)(site + 1)) != 1) {
 		tls_fail(err, errlen, "cannot set up TLS to the upstream");
 		SSL_free(s);
 		return NULL;
+	}
+	sess = session_of(site);
+	if (sess) {
+		ok = SSL_set_session(s, sess);
+		SSL_SESSION_free(sess);
+		if (ok != 1) {
+			tls_fail(err, errlen, "cannot set up TLS to the upstream");
+			SSL_free(s);
+			return NULL;
+		}
 	}
 	if (SSL_connect(s) != 1) {
 		v = SSL_get_verify_result(s);

@@ -915,15 +915,22 @@ def serve_one(name, conn):
                 pass
         def h(k):
             return ",".join(hdr.get(k, ["-"]))
-        rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r" % (
+        rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r resumed=%s" % (
             method, path, h("host"), h("authorization"), h("x-api-key"), h("connection"),
-            body, rest))
+            body, rest, conn.session_reused))
         out = b'{"provider":"%s","path":"%s"}\n' % (name.encode(), path.encode())
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(out) + out)
     except Exception as e:
         rec(name + "_errors", "error " + repr(e))
     finally:
+        # a close_notify first, as web servers end a connection (without
+        # it, the client must take the end for a truncation, and may not
+        # resume the session)
+        try:
+            conn.unwrap()
+        except (OSError, ValueError):
+            pass
         try:
             conn.close()
         except OSError:
@@ -1152,6 +1159,29 @@ assert "intercepted: Expect: 100-continue, answered by the proxy: the request go
 saw "intercepted: Expect: 100-continue" provider
 last_has() { tail -n 1 "$W/$1.log" | grep -qF -- "$2"; }	# NAME TEXT: its last line has TEXT
 assert "... with its body" last_has provider "body=b'{\"e\":1}'"
+
+# the proxy resumes its TLS session with an upstream: in one run, the
+# second request's handshake is a resumed one (the provider says so), and
+# the first, the control, was a full one, its certificate verified; a new
+# run (a new helper) starts with a full one again
+mark provider
+sec -- /bin/sh -c "$(curl_p /v1/responses -d '{"n":1}') && $(curl_p /v1/responses -d '{"n":2}')"
+assert "intercepted: two requests in one run: both answered" \
+	eval '[ "$(grep -c "^HTTP 200$" "$W/out")" = 2 ]'
+if wait_count provider $((BEFORE + 2)) &&
+	tail -n 2 "$W/provider.log" | head -n 1 | grep -qF "body=b'{\"n\":1}' after=b'' resumed=False" &&
+	tail -n 1 "$W/provider.log" | grep -qF "body=b'{\"n\":2}' after=b'' resumed=True"; then
+	tap_ok "... the first made a full handshake with the provider (control), the second resumed it"
+else
+	tap_not_ok "... the provider saw: $(tail -n 2 "$W/provider.log" | tr '\n' ' ')"
+fi
+mark provider
+sec -- /bin/sh -c "$(curl_p /v1/responses -d '{"n":3}')"
+if wait_count provider $((BEFORE + 1)) && last_has provider "body=b'{\"n\":3}' after=b'' resumed=False"; then
+	tap_ok "... a new run starts with a full handshake (a session never outlives its helper)"
+else
+	tap_not_ok "... a new run: the provider saw: $(tail -n 1 "$W/provider.log")"
+fi
 
 # a host not intercepted still tunnels, end to end (its own certificate)
 mark allowed_tls

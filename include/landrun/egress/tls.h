@@ -34,8 +34,10 @@ int lr_tls_init(const char *cafile, const struct lr_http_site *sites, size_t n, 
  */
 SSL *lr_tls_accept(int fd, size_t site, char *err, size_t errlen);
 
-/* TLS to HOST over FD (blocking), verified.  The connection, or NULL with ERR. */
-SSL *lr_tls_connect(int fd, const char *host, char *err, size_t errlen);
+/* TLS over FD (blocking) to SITE's host (one of lr_tls_init's, by index),
+ * verified, or resumed from the last session with that site.  The
+ * connection, or NULL with ERR. */
+SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen);
 
 /* All of BUF (LEN bytes) written: 0, or -EIO. */
 int lr_tls_write_all(SSL *s, const char *buf, size_t len);
