@@ -1208,6 +1208,24 @@ static void opener_cancel(uint64_t id)
 	}
 }
 
+/* FD, opened O_NONBLOCK so that no open waits in the broker, as the
+ * command asked: blocking unless FLAGS say otherwise.  0; or -1 with errno,
+ * FD closed: a descriptor that is not as asked is never handed over. */
+static int as_asked(int fd, uint64_t flags)
+{
+	int fl, e;
+
+	if (flags & O_NONBLOCK)
+		return 0;
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+		return 0;
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 /*
  * The opener: in the command's own Landlock domain (and the broker's
  * filter), it opens what it is asked, as the command would have, so that
@@ -1230,7 +1248,7 @@ static noreturn void opener_main(int sock)
 	for (;;) {
 		struct open_reply rep = { 0 };
 		ssize_t n = recv_with_fd(sock, &req, sizeof(req), &base);
-		int fd = -1, fl, r;
+		int fd = -1, r;
 
 		opener_reap();
 		if (n == 0 || n == -EBADF || n == -ENOTCONN)
@@ -1265,8 +1283,9 @@ static noreturn void opener_main(int sock)
 				rep.waits = r == 0;
 			} else if (fd < 0) {
 				rep.err = errno;
-			} else if (!(req.flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0) {
-				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+			} else if (as_asked(fd, req.flags) < 0) {
+				rep.err = errno;
+				fd = -1;
 			}
 		}
 		if (base >= 0)
@@ -1587,7 +1606,7 @@ static struct answer open_waiting(struct call *c, int fd, int oflags, bool cloex
  */
 static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 {
-	int acc = (int)(flags & O_ACCMODE), oflags, r, fl;
+	int acc = (int)(flags & O_ACCMODE), oflags, r;
 	char self[64];
 
 	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_TRUNC));
@@ -1596,10 +1615,8 @@ static struct answer fifo_open(struct call *c, int fd, uint64_t flags)
 		r = open(self, oflags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (r >= 0 || (flags & O_NONBLOCK) || acc == O_RDWR || errno != ENXIO) {
 			close(fd);
-			if (r < 0)
+			if (r < 0 || as_asked(r, flags) < 0)
 				return fail(errno);
-			if (!(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
-				fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
 			return (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
 		}
 	}
@@ -1735,7 +1752,7 @@ static struct answer proc_open_for(struct call *c, const char *path, uint64_t fl
 				   uint64_t mode, bool write)
 {
 	uint64_t need = 0, have = 0;
-	int fd, fl;
+	int fd;
 
 	if ((flags & O_ACCMODE) != O_WRONLY)
 		need |= LANDLOCK_ACCESS_FS_READ_FILE;
@@ -1750,10 +1767,8 @@ static struct answer proc_open_for(struct call *c, const char *path, uint64_t fl
 	fd = open(path, (int)(flags & ~(uint64_t)(O_CLOEXEC | O_CREAT)) | O_NONBLOCK | O_NOCTTY |
 				O_CLOEXEC,
 		  (mode_t)mode);
-	if (fd < 0)
+	if (fd < 0 || as_asked(fd, flags) < 0)
 		return fail(errno);
-	if (!(flags & O_NONBLOCK) && (fl = fcntl(fd, F_GETFL)) >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return opened(c, fd, write, flags);
 }
 
@@ -2103,15 +2118,15 @@ static struct answer reopen_found(struct call *c, int fd, uint64_t flags)
 {
 	char self[64];
 	struct answer a;
-	int oflags, r, fl;
+	int oflags, r;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	oflags = (int)(flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) | O_NOCTTY;
 	r = open(self, oflags | O_NONBLOCK | O_CLOEXEC);
 	if (r < 0 && errno == EWOULDBLOCK && !(flags & O_NONBLOCK))
 		return open_waiting(c, fd, oflags, (flags & O_CLOEXEC) != 0, NULL);
-	if (r >= 0 && !(flags & O_NONBLOCK) && (fl = fcntl(r, F_GETFL)) >= 0)
-		fcntl(r, F_SETFL, fl & ~O_NONBLOCK);
+	if (r >= 0 && as_asked(r, flags) < 0)
+		r = -1;
 	a = r < 0 ? fail(errno) : (struct answer){ FD, r, (flags & O_CLOEXEC) != 0 };
 	close(fd);
 	return a;
