@@ -14,13 +14,17 @@
  *
  *   egress serve-tls PORTFILE CERT KEY
  *       listen on 127.0.0.1 (a free port, written to PORTFILE) for HTTPS
- *       with CERT and KEY (PEM); each connection gets one request:
- *       "GET /echo" (a body of one byte) or "GET /send/N" (N bytes), then
- *       the server closes, as the proxy does for an intercepted host
+ *       with CERT and KEY (PEM); each request of a connection, one at a
+ *       time: "GET /echo" (a body of one byte) or "GET /send/N" (N bytes);
+ *       the connection kept until the client closes it, or asks to
+ *       (Connection: close)
  *   egress https-latency N HOST PORT
  *       N HTTPS requests one after the other, each on a new connection
  *       (connect, TLS with SNI and the certificate verified, GET /echo, the
  *       answer read); prints the median and mean microseconds
+ *   egress https-keepalive N HOST PORT
+ *       the same N requests on one connection, kept (after a first one,
+ *       not timed), as an HTTP client keeps it: each request's time alone
  *   egress https-throughput BYTES HOST PORT
  *       one HTTPS request, GET /send/BYTES, its body read; prints MB/s
  *
@@ -40,9 +44,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -269,25 +275,14 @@ static void tls_write_all(SSL *s, const char *buf, size_t len)
 	}
 }
 
-static void *serve_tls_one(void *arg)
+/* One answer on S to the request whose head is HEAD: false if it was the
+ * connection's last. */
+static bool answer_tls(SSL *s, const char *head)
 {
-	SSL *s = arg;
-	char head[4096], hdr[128], *buf = NULL;
-	size_t len = 0;
+	bool last = strcasestr(head, "\r\nConnection: close\r\n") != NULL;
+	char hdr[160], *buf;
 	long long n = -1;
 
-	if (SSL_accept(s) != 1)
-		goto out;
-	while (len < sizeof(head) - 1) {
-		int r = SSL_read(s, head + len, (int)(sizeof(head) - 1 - len));
-
-		if (r <= 0)
-			goto out;
-		len += (size_t)r;
-		head[len] = '\0';
-		if (strstr(head, "\r\n\r\n"))
-			break;
-	}
 	if (strncmp(head, "GET /echo ", 10) == 0)
 		n = 1;
 	else if (sscanf(head, "GET /send/%lld ", &n) != 1)
@@ -297,27 +292,55 @@ static void *serve_tls_one(void *arg)
 					  "Connection: close\r\n\r\n";
 
 		tls_write_all(s, bad, sizeof(bad) - 1);
-		goto out;
+		return false;
 	}
-	snprintf(hdr, sizeof(hdr), "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\n"
-		 "Connection: close\r\n\r\n", n);
+	snprintf(hdr, sizeof(hdr), "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\n%s\r\n", n,
+		 last ? "Connection: close\r\n" : "");
 	if (n == 1) {
 		/* the head and the byte in one record, as a small answer goes */
 		strcat(hdr, "x");
 		tls_write_all(s, hdr, strlen(hdr));
-		goto out;
+		return !last;
 	}
 	tls_write_all(s, hdr, strlen(hdr));
 	if (!(buf = calloc(1, CHUNK)))
-		goto out;
+		return false;
 	while (n > 0) {
 		size_t k = n > CHUNK ? CHUNK : (size_t)n;
 
 		tls_write_all(s, buf, k);
 		n -= (long long)k;
 	}
-out:
 	free(buf);
+	return !last;
+}
+
+/* A connection's requests (GETs, one at a time), each answered, until the
+ * client closes it or asks to. */
+static void *serve_tls_one(void *arg)
+{
+	SSL *s = arg;
+	char head[4096];
+	size_t len = 0;
+
+	if (SSL_accept(s) != 1)
+		goto out;
+	for (;;) {
+		int r = SSL_read(s, head + len, (int)(sizeof(head) - 1 - len));
+
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		head[len] = '\0';
+		if (strstr(head, "\r\n\r\n")) {
+			if (!answer_tls(s, head))
+				break;
+			len = 0;
+		} else if (len == sizeof(head) - 1) {
+			break;
+		}
+	}
+out:
 	SSL_shutdown(s);
 	close(SSL_get_fd(s));
 	SSL_free(s);
@@ -386,17 +409,9 @@ static SSL_CTX *client_ctx(void)
 	return ctx;
 }
 
-/* One request on a new connection: PATH's body, which must be WANT bytes
- * long, read (into BUF, CAP bytes, over and over); the microseconds from the
- * request's first byte to the body's last in *T_BODY if not NULL. */
-static void https_get(SSL_CTX *ctx, const char *host, const char *port, const char *path,
-		      long long want, char *buf, size_t cap, double *t_body)
+/* A TLS connection to HOST:PORT, verified. */
+static SSL *tls_open(SSL_CTX *ctx, const char *host, const char *port)
 {
-	char req[512], head[4096];
-	size_t hlen = 0;
-	long long got = 0, clen = -1;
-	double t0;
-	char *end;
 	SSL *s = SSL_new(ctx);
 	int fd = open_conn(host, port);
 
@@ -405,8 +420,33 @@ static void https_get(SSL_CTX *ctx, const char *host, const char *port, const ch
 		die_tls("SSL_new");
 	if (SSL_connect(s) != 1)
 		die_tls("the TLS handshake");
-	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n",
-		 path, host, port);
+	return s;
+}
+
+static void tls_done(SSL *s)
+{
+	int fd = SSL_get_fd(s);
+
+	SSL_shutdown(s);
+	SSL_free(s);
+	close(fd);
+}
+
+/* One request on S: PATH's body, which must be WANT bytes long, read (into
+ * BUF, CAP bytes, over and over); the last of the connection unless KEEP;
+ * the microseconds from the request's first byte to the body's last in
+ * *T_BODY if not NULL. */
+static void https_get(SSL *s, const char *host, const char *port, const char *path, long long want,
+		      bool keep, char *buf, size_t cap, double *t_body)
+{
+	char req[512], head[4096];
+	size_t hlen = 0;
+	long long got = 0, clen = -1;
+	double t0;
+	char *end;
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%s\r\n%s\r\n", path, host, port,
+		 keep ? "" : "Connection: close\r\n");
 	t0 = now_us();
 	tls_write_all(s, req, strlen(req));
 	/* the head (and what follows it in the same records) */
@@ -449,26 +489,34 @@ static void https_get(SSL_CTX *ctx, const char *host, const char *port, const ch
 		fprintf(stderr, "egress: got %lld bytes of %lld\n", got, want);
 		exit(1);
 	}
-	SSL_shutdown(s);
-	SSL_free(s);
-	close(fd);
 }
 
-static int https_latency(int n, const char *host, const char *port)
+/* N requests, each on a connection of its own (KEEP false: the handshake
+ * in each), or all on one (KEEP): their median and mean, microseconds. */
+static int https_latency(int n, const char *host, const char *port, bool keep)
 {
 	SSL_CTX *ctx = client_ctx();
 	double *t = calloc((size_t)n, sizeof(*t)), sum = 0;
 	char buf[4096];
+	SSL *s = keep ? tls_open(ctx, host, port) : NULL;
 
 	if (!t)
 		die("calloc");
+	if (keep) /* the connection's first request, not timed: as one is, once */
+		https_get(s, host, port, "/echo", 1, true, buf, sizeof(buf), NULL);
 	for (int i = 0; i < n; i++) {
 		double t0 = now_us();
 
-		https_get(ctx, host, port, "/echo", 1, buf, sizeof(buf), NULL);
+		if (!keep)
+			s = tls_open(ctx, host, port);
+		https_get(s, host, port, "/echo", 1, keep, buf, sizeof(buf), NULL);
+		if (!keep)
+			tls_done(s);
 		t[i] = now_us() - t0;
 		sum += t[i];
 	}
+	if (keep)
+		tls_done(s);
 	qsort(t, (size_t)n, sizeof(*t), cmp_double);
 	printf("%.1f %.1f\n", t[n / 2], sum / n);
 	free(t);
@@ -481,11 +529,14 @@ static int https_throughput(long long bytes, const char *host, const char *port)
 	SSL_CTX *ctx = client_ctx();
 	char *buf = malloc(CHUNK), path[64];
 	double t;
+	SSL *s;
 
 	if (!buf)
 		die("malloc");
 	snprintf(path, sizeof(path), "/send/%lld", bytes);
-	https_get(ctx, host, port, path, bytes, buf, CHUNK, &t);
+	s = tls_open(ctx, host, port);
+	https_get(s, host, port, path, bytes, false, buf, CHUNK, &t);
+	tls_done(s);
 	printf("%.1f\n", (double)bytes / t);
 	free(buf);
 	SSL_CTX_free(ctx);
@@ -503,12 +554,14 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "serve-tls") == 0)
 		return serve_tls(argv[2], argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "https-latency") == 0)
-		return https_latency(atoi(argv[2]), argv[3], argv[4]);
+		return https_latency(atoi(argv[2]), argv[3], argv[4], false);
+	if (argc == 5 && strcmp(argv[1], "https-keepalive") == 0)
+		return https_latency(atoi(argv[2]), argv[3], argv[4], true);
 	if (argc == 5 && strcmp(argv[1], "https-throughput") == 0)
 		return https_throughput(atoll(argv[2]), argv[3], argv[4]);
 	fprintf(stderr, "usage: egress serve PORTFILE | latency N HOST PORT | "
 			"throughput BYTES HOST PORT\n"
 			"       egress serve-tls PORTFILE CERT KEY | https-latency N HOST PORT | "
-			"https-throughput BYTES HOST PORT\n");
+			"https-keepalive N HOST PORT | https-throughput BYTES HOST PORT\n");
 	return 2;
 }

@@ -57,6 +57,7 @@
 #define HEAD_MAX 16384
 #define MAX_CONNS 512
 #define HEAD_TIMEOUT_S 10	/* for a request's whole head, and each send of ours */
+#define KEEP_IDLE_S	   60	    /* for the next request in an intercepted tunnel */
 #define CONNECT_TIMEOUT_MS 10000
 #define THREAD_STACK (256 * 1024)
 /* A relay's pipes start at the kernel's default (64 KiB); one that fills
@@ -731,77 +732,182 @@ static int blocking(int fd, int read_s, int write_s)
 	return 0;
 }
 
-/* A request's head over TLS, within HEAD_TIMEOUT_S in all (as read_head).
- * The bytes read (the head, maybe more), or -errno. */
-static int tls_read_head(SSL *s, char *buf, size_t max)
-{
-	long long deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
-	size_t len = 0;
+/* What the command sent in an intercepted tunnel that the proxy has not
+ * used yet: the next request's head, and maybe more. */
+struct inbox {
+	char buf[HEAD_MAX];
+	size_t have;
+};
 
-	while (len < max) {
+/* The next request's head over TLS into IN, within HEAD_TIMEOUT_S of its
+ * first byte (as read_head); a request after the first (NEXT) may be
+ * awaited for KEEP_IDLE_S.  The bytes in IN (the head, maybe more), or
+ * -errno: -ENODATA for a connection that ends, or stays idle, between two
+ * requests. */
+static int tls_read_head(SSL *s, int fd, struct inbox *in, bool next)
+{
+	long long deadline;
+
+	if (memmem(in->buf, in->have, "\r\n\r\n", 4))
+		return (int)in->have;
+	if (next && in->have == 0 && SSL_pending(s) == 0) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r;
+
+		while ((r = poll(&p, 1, KEEP_IDLE_S * 1000)) < 0 && errno == EINTR)
+			;
+		if (r <= 0)
+			return -ENODATA;
+	}
+	deadline = now_ms() + HEAD_TIMEOUT_S * 1000LL;
+	while (in->have < sizeof(in->buf)) {
 		int n;
 
 		if (now_ms() >= deadline)
 			return -ETIMEDOUT;
 		errno = 0;
-		n = SSL_read(s, buf + len, (int)(max - len));
+		n = SSL_read(s, in->buf + in->have, (int)(sizeof(in->buf) - in->have));
 		if (n <= 0) {
 			int saved = errno, e = SSL_get_error(s, n);
 
 			ERR_clear_error();
+			if (next && in->have == 0 && saved != EAGAIN)
+				return -ENODATA;
 			return e == SSL_ERROR_ZERO_RETURN ? -ECONNRESET
 			       : saved == EAGAIN	 ? -ETIMEDOUT
 							 : -EIO;
 		}
-		len += (size_t)n;
-		if (memmem(buf, len, "\r\n\r\n", 4))
-			return (int)len;
+		in->have += (size_t)n;
+		if (memmem(in->buf, in->have, "\r\n\r\n", 4))
+			return (int)in->have;
 	}
 	return -EMSGSIZE;
 }
 
-/* The rest of the body after the head (EXTRA, N bytes, then from the
- * command) to the upstream, up to where its framing says it ends: nothing
- * after it goes.  0, -EINVAL (malformed chunks), -EIO. */
-static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, const char *extra,
-		      size_t n)
+/* The body of REQ, whose head IN holds, from the command to the upstream,
+ * up to where its framing says it ends; what follows it stays in IN, the
+ * start of the next request.  0, -EINVAL (malformed chunks), -EIO. */
+static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, struct inbox *in)
 {
 	struct lr_http_body b;
-	char chunk[16384];
-	long take;
+	size_t off = req->head_len;
 
 	lr_http_body_init(&b, req);
-	take = lr_http_body_feed(&b, extra, n);
-	if (take < 0)
-		return -EINVAL;
-	if (take && lr_tls_write_all(to, extra, (size_t)take) < 0)
-		return -EIO;
-	while (!b.done) {
-		int got = SSL_read(from, chunk, sizeof(chunk));
+	for (;;) {
+		long take = lr_http_body_feed(&b, in->buf + off, in->have - off);
+		int got;
 
+		if (take < 0)
+			return -EINVAL;
+		if (take && lr_tls_write_all(to, in->buf + off, (size_t)take) < 0)
+			return -EIO;
+		off += (size_t)take;
+		if (b.done)
+			break;
+		in->have = off = 0;
+		got = SSL_read(from, in->buf, sizeof(in->buf));
 		if (got <= 0) {
 			ERR_clear_error();
 			return -EIO;
 		}
-		take = lr_http_body_feed(&b, chunk, (size_t)got);
-		if (take < 0)
-			return -EINVAL;
-		if (take && lr_tls_write_all(to, chunk, (size_t)take) < 0)
-			return -EIO;
+		in->have = (size_t)got;
+	}
+	memmove(in->buf, in->buf + off, in->have - off);
+	in->have -= off;
+	return 0;
+}
+
+/* From the upstream to the command, the rest of a body B as it comes, up
+ * to its end (of LR_HTTP_BODY_CLOSE: the upstream's close).  0 once it
+ * ended and nothing came after it; -1. */
+static int relay_framed(SSL *from, SSL *to, struct lr_http_body *b)
+{
+	char chunk[16384];
+
+	while (!b->done) {
+		int got = SSL_read(from, chunk, sizeof(chunk));
+		long take;
+
+		if (got <= 0) {
+			ERR_clear_error();
+			return -1;
+		}
+		take = lr_http_body_feed(b, chunk, (size_t)got);
+		if (take < 0) {
+			/* the command's parser is the judge of it; no next answer */
+			lr_http_body_start(b, LR_HTTP_BODY_CLOSE, 0);
+			take = got;
+		}
+		if (lr_tls_write_all(to, chunk, (size_t)take) < 0)
+			return -1;
+		if (take < got)
+			return -1; /* more than the answer: not for the next request */
 	}
 	return 0;
 }
 
-/* The answer, from the upstream to the command, until the upstream closes. */
-static void relay_response(SSL *from, SSL *to)
+/* An answer's head from the upstream into BUF (*HAVE bytes in it already):
+ * 0 once it holds a whole one; -EMSGSIZE; -EIO (the upstream closed). */
+static int answer_head(SSL *from, char *buf, size_t *have)
 {
-	char chunk[16384];
-	int got;
+	while (!memmem(buf, *have, "\r\n\r\n", 4)) {
+		int got;
 
-	while ((got = SSL_read(from, chunk, sizeof(chunk))) > 0)
-		if (lr_tls_write_all(to, chunk, (size_t)got) < 0)
+		if (*have == HEAD_MAX)
+			return -EMSGSIZE;
+		got = SSL_read(from, buf + *have, (int)(HEAD_MAX - *have));
+		if (got <= 0) {
+			ERR_clear_error();
+			return -EIO;
+		}
+		*have += (size_t)got;
+	}
+	return 0;
+}
+
+/*
+ * The answer to a METHOD request, from the upstream to the command, up to
+ * where its framing ends it (lr_http_parse_answer), interim answers first:
+ * true if both connections may carry the next request.  An answer that
+ * cannot be framed goes on as it is, to the upstream's close.
+ */
+static bool relay_answer(SSL *from, SSL *to, const char *method)
+{
+	char buf[HEAD_MAX];
+	struct lr_http_answer a;
+	struct lr_http_body b;
+	size_t have = 0, used;
+	long take = 0;
+	int r;
+
+	for (;;) {
+		r = answer_head(from, buf, &have);
+		if (r == 0)
+			r = lr_http_parse_answer(buf, have, method, &a);
+		if (r == 0) {
+			lr_http_body_start(&b, a.body, a.body_len);
+			take = lr_http_body_feed(&b, buf + a.head_len, have - a.head_len);
+			r = take < 0 ? -EINVAL : 0;
+		}
+		if (r < 0) {
+			/* as it is, to the upstream's close */
+			if (have && lr_tls_write_all(to, buf, have) < 0)
+				return false;
+			lr_http_body_start(&b, LR_HTTP_BODY_CLOSE, 0);
+			if (r != -EIO)
+				relay_framed(from, to, &b);
+			return false;
+		}
+		used = a.head_len + (size_t)take;
+		if (lr_tls_write_all(to, buf, used) < 0)
+			return false;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (!a.interim)
 			break;
-	ERR_clear_error();
+	}
+	/* anything beyond the answer is none of the next request's */
+	return have == 0 && relay_framed(from, to, &b) == 0 && !a.close;
 }
 
 /* ---------------------------------------------------------------- decisions */
@@ -978,61 +1084,110 @@ static void carry_out(int fd, SSL *tls, const struct verdict *v)
 		decided(&v->d);
 }
 
-/* A request of the tunnel let through (V: its decision so far): TLS to the
- * upstream (verified), the rewritten head, the body as framed, and the
- * answer until the upstream closes. */
-static void forward_origin(int client, SSL *cs, int up, const struct lr_http_site *site,
-			   const char *buf, size_t len, const struct lr_http_origin *req,
-			   struct verdict *v, const char *address)
+/*
+ * The upstream's TLS for the next request of SITE's tunnel, in *US over
+ * *UP: the one there, if it is open and has sent nothing since its last
+ * answer; else a new connection to the same address (whose TLS resumes the
+ * session).  0, or -1 with ERR, and in *KIND its RFC 9209 error.
+ */
+static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, const char **kind,
+			char *err, size_t errlen)
+{
+	*kind = "destination_unavailable";
+	if (*us) {
+		struct pollfd p = {.fd = *up, .events = POLLIN};
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		uint8_t addr[16];
+		int fd;
+
+		if (SSL_pending(*us) == 0 && poll(&p, 1, 0) == 0)
+			return 0;
+		/* (the address first: a reset connection has none) */
+		if (getpeername(*up, (struct sockaddr *)&peer, &plen) < 0 ||
+		    lr_egress_addr_from((struct sockaddr *)&peer, addr) < 0) {
+			lr_errf(err, errlen, "the upstream's connection: %s", strerror(errno));
+			return -1;
+		}
+		lr_tls_close(*us);
+		*us = NULL;
+		fd = connect_to(addr, site->port);
+		if (fd < 0) {
+			lr_errf(err, errlen, "cannot connect again: %s", strerror(-fd));
+			*kind = fd == -ETIMEDOUT ? "connection_timeout" : "destination_unavailable";
+			return -1;
+		}
+		set_nodelay(fd);
+		close(*up);
+		*up = fd;
+	}
+	lr_errf(err, errlen, "its socket");
+	*kind = "tls_certificate_error";
+	if (blocking(*up, 0, 60) < 0 ||
+	    !(*us = lr_tls_connect(*up, (size_t)(site - H.sites), err, errlen)))
+		return -1;
+	return 0;
+}
+
+/* A request of the tunnel let through (V: its decision so far; its head in
+ * IN): over the upstream's TLS (verified), the rewritten head, the body as
+ * framed, and the answer as framed.  True if the tunnel may carry the next
+ * request. */
+static bool forward_origin(int client, SSL *cs, int *up, SSL **us, const struct lr_http_site *site,
+			   struct inbox *in, const struct lr_http_origin *req, struct verdict *v,
+			   const char *address)
 {
 	struct lr_buf head = { 0 };
+	const char *kind;
 	char err[512];
-	SSL *us = NULL;
 	int r;
 
-	lr_errf(err, sizeof(err), "its socket");
-	if (blocking(up, 0, 60) < 0 || !(us = lr_tls_connect(up, (size_t)(site - H.sites), err, sizeof(err)))) {
-		refuse(v, "failed", 502, "tls_certificate_error", err, err);
+	if (upstream_for(up, us, site, &kind, err, sizeof(err)) < 0) {
+		refuse(v, "failed", 502, kind, err, err);
 		carry_out(client, cs, v);
-		return;
+		return false;
 	}
-	r = lr_http_origin_upstream(site, buf, req, &head);
-	r = r ?: lr_tls_write_all(us, head.s, head.len);
+	r = lr_http_origin_upstream(site, in->buf, req, &head);
+	r = r ?: lr_tls_write_all(*us, head.s, head.len);
 	/* (the upstream gets no Expect: the body follows its head at once) */
 	if (r == 0 && req->expect_continue)
 		r = lr_tls_write_all(cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
 	if (head.s)
 		explicit_bzero(head.s, head.len); /* it holds the secret */
 	free(head.s);
-	r = r ?: relay_body(cs, us, req, buf + req->head_len, len - req->head_len);
+	r = r ?: relay_body(cs, *us, req, in);
 	if (r == -EINVAL) {
 		/* the upstream has part of a body that never ends: it times out */
 		refuse(v, "refused", 400, "http_request_error", "a malformed chunked body",
 		       "a malformed chunked body");
 		carry_out(client, cs, v);
-	} else if (r == 0) {
-		v->d.verdict = "allowed";
-		v->d.address = address;
-		decided(&v->d);
-		relay_response(us, cs);
+		return false;
 	}
-	lr_tls_close(us);
+	if (r < 0)
+		return false;
+	v->d.verdict = "allowed";
+	v->d.address = address;
+	decided(&v->d);
+	return relay_answer(*us, cs, req->method) && !req->close;
 }
 
 /*
  * An intercepted host (--secret-header, --allow-request): the tunnel's TLS
- * ended here with the host's certificate from the run's CA; one request read
- * and judged (judge_origin); if it passes, forward_origin.  Nothing of a
- * refused request reaches the upstream: not even its TLS is started.
+ * ended here with the host's certificate from the run's CA; each request
+ * read and judged (judge_origin); one that passes, forward_origin, and the
+ * next, while both sides keep the connection.  Nothing of a refused request
+ * reaches the upstream: the tunnel ends with its answer, and if it is the
+ * first, not even the upstream's TLS is started.
  */
-static void intercept(int client, int up, const struct lr_http_site *site, struct decision *d,
+static void intercept(int client, int *up, const struct lr_http_site *site, struct decision *d,
 		      const char *address)
 {
-	char buf[HEAD_MAX], err[512];
+	struct inbox *in = NULL;
+	char err[512];
 	struct lr_http_origin req;
 	struct verdict v;
-	SSL *cs = NULL;
-	int len;
+	SSL *cs = NULL, *us = NULL;
+	bool more = true;
 
 	if (send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39) < 0)
 		return;
@@ -1040,22 +1195,31 @@ static void intercept(int client, int up, const struct lr_http_site *site, struc
 	d->address = address;
 	decided(d);
 	lr_errf(err, sizeof(err), "its socket");
-	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 ||
+	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 || !(in = calloc(1, sizeof(*in))) ||
 	    !(cs = lr_tls_accept(client, (size_t)(site - H.sites), err, sizeof(err)))) {
-		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host, site->port,
-		    err);
+		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host,
+		    site->port, in ? err : strerror(ENOMEM));
+		free(in);
 		return;
 	}
-	len = tls_read_head(cs, buf, sizeof(buf));
-	if (len < 0)
-		judge_head(len, &v);
-	else
-		judge_origin(site, buf, (size_t)len, &req, d, &v);
-	if (len < 0 || v.status)
-		carry_out(client, cs, &v);
-	else
-		forward_origin(client, cs, up, site, buf, (size_t)len, &req, &v, address);
-	explicit_bzero(buf, sizeof(buf));
+	for (bool next = false; more; next = true) {
+		int len = tls_read_head(cs, client, in, next);
+
+		if (len == -ENODATA)
+			break;
+		if (len < 0)
+			judge_head(len, &v);
+		else
+			judge_origin(site, in->buf, (size_t)len, &req, d, &v);
+		if (len < 0 || v.status) {
+			carry_out(client, cs, &v);
+			break;
+		}
+		more = forward_origin(client, cs, up, &us, site, in, &req, &v, address);
+	}
+	lr_tls_close(us);
+	explicit_bzero(in, sizeof(*in));
+	free(in);
 	lr_tls_close(cs);
 }
 
@@ -1159,7 +1323,7 @@ static void proxy(int client)
 		carry_out(client, NULL, &v);
 	} else if (p.site) {
 		peer_text(up, atext, sizeof(atext));
-		intercept(client, up, p.site, &v.d, atext);
+		intercept(client, &up, p.site, &v.d, atext);
 	} else {
 		pass(client, up, buf, (size_t)len, &p.req, &v.d);
 	}

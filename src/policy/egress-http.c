@@ -10,8 +10,11 @@
  * an upstream must never read a head, or where its body ends, otherwise
  * than the proxy did, for what follows the body would then be a second
  * request that no rule saw.  So the body's framing (a Content-Length, or
- * chunked, whose end the chunk parser finds) bounds what is relayed, and
- * the connection closes after one request.
+ * chunked, whose end the chunk parser finds) bounds what is relayed; what
+ * follows it is the next request's, read and judged as the first was.  The
+ * answer is framed the same way (lr_http_parse_answer), so that the proxy
+ * knows when the upstream has answered and the connection may carry the
+ * next request; where it cannot know, the connection ends with the answer.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -347,6 +350,57 @@ static const char *ambiguous_path(const char *p, size_t n)
 	return NULL;
 }
 
+/* Each header line of the head: NAME's length in *NAME_LEN; the next line. */
+static const char *next_line(const char *line, const char *end, size_t *len, size_t *name_len)
+{
+	const char *eol = memmem(line, (size_t)(end - line) + 2, "\r\n", 2);
+
+	*len = (size_t)(eol - line);
+	*name_len = (size_t)((const char *)memchr(line, ':', *len) - line);
+	return eol + 2;
+}
+
+/*
+ * The tokens of every NAME header of the head (BUF, HEAD_LEN bytes), in
+ * order, comma-separated: does one of them equal TOKEN (LAST: is the last
+ * one TOKEN)?  Blanks around each are not its.
+ */
+static bool header_token(const char *buf, size_t head_len, const char *name, const char *token,
+			 bool last)
+{
+	const char *end = buf + head_len - 2, *line;
+	size_t nl = strlen(name), tl = strlen(token), len, n;
+	bool found = false;
+
+	for (line = (const char *)memmem(buf, head_len, "\r\n", 2) + 2; line < end;) {
+		const char *l = line, *v, *vend;
+
+		line = next_line(line, end, &len, &n);
+		if (n != nl || strncasecmp(l, name, nl) != 0)
+			continue;
+		for (v = l + n + 1, vend = l + len; v < vend;) {
+			const char *t, *tend;
+
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			t = v;
+			while (v < vend && *v != ',')
+				v++;
+			for (tend = v; tend > t && (tend[-1] == ' ' || tend[-1] == '\t'); tend--)
+				;
+			if (v < vend)
+				v++;
+			if (tend == t)
+				continue;
+			if ((size_t)(tend - t) == tl && strncasecmp(t, token, tl) == 0)
+				found = true;
+			else if (last)
+				found = false;
+		}
+	}
+	return found;
+}
+
 /* Expect: 100-continue (the client waits for a 100 before its body). */
 static bool expects_continue(const char *buf, const struct lr_http_origin *req)
 {
@@ -425,6 +479,7 @@ int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req
 								   : LR_HTTP_BODY_NONE;
 	req->body_len = f.length;
 	req->expect_continue = expects_continue(buf, req);
+	req->close = header_token(buf, req->head_len, "connection", "close", false);
 	return 0;
 }
 
@@ -473,16 +528,6 @@ static bool is_placeholder(const char *v, size_t n)
 		n -= scheme + 1;
 	}
 	return n == pl && memcmp(v, LR_EGRESS_PLACEHOLDER, pl) == 0;
-}
-
-/* Each header line of the head: NAME's length in *NAME_LEN; the next line. */
-static const char *next_line(const char *line, const char *end, size_t *len, size_t *name_len)
-{
-	const char *eol = memmem(line, (size_t)(end - line) + 2, "\r\n", 2);
-
-	*len = (size_t)(eol - line);
-	*name_len = (size_t)((const char *)memchr(line, ':', *len) - line);
-	return eol + 2;
 }
 
 static bool rule_matches(const struct lr_http_allow *a, const struct lr_http_origin *req)
@@ -615,7 +660,9 @@ int lr_http_origin_upstream(const struct lr_http_site *site, const char *buf,
 		r = r ?: lr_buf_add(out, site->header_value, strlen(site->header_value));
 		r = r ?: lr_buf_add(out, "\r\n", 2);
 	}
-	return r ?: lr_buf_add(out, "Connection: close\r\n\r\n", 21);
+	if (r == 0 && req->close)
+		r = lr_buf_add(out, "Connection: close\r\n", 19);
+	return r ?: lr_buf_add(out, "\r\n", 2);
 }
 
 /* ---------------------------------------------------------------- the body */
@@ -635,11 +682,7 @@ enum {
 
 void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req)
 {
-	memset(b, 0, sizeof(*b));
-	b->kind = req->body;
-	b->left = req->body == LR_HTTP_BODY_LENGTH ? req->body_len : 0;
-	b->done = req->body == LR_HTTP_BODY_NONE ||
-		  (req->body == LR_HTTP_BODY_LENGTH && req->body_len == 0);
+	lr_http_body_start(b, req->body, req->body_len);
 }
 
 /* One byte of a chunked body: 0, or -EINVAL. */
@@ -720,6 +763,8 @@ long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len)
 
 	if (b->done || b->kind == LR_HTTP_BODY_NONE)
 		return 0;
+	if (b->kind == LR_HTTP_BODY_CLOSE)
+		return (long)len;
 	if (b->kind == LR_HTTP_BODY_LENGTH) {
 		size_t n = len < b->left ? len : (size_t)b->left;
 
@@ -741,4 +786,61 @@ long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len)
 			return -EINVAL;
 	}
 	return (long)i;
+}
+
+void lr_http_body_start(struct lr_http_body *b, enum lr_http_body_kind kind, uint64_t len)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->left = kind == LR_HTTP_BODY_LENGTH ? len : 0;
+	b->done = kind == LR_HTTP_BODY_NONE || (kind == LR_HTTP_BODY_LENGTH && len == 0);
+}
+
+/* ---------------------------------------------------------------- the answer */
+
+int lr_http_parse_answer(const char *buf, size_t len, const char *method, struct lr_http_answer *a)
+{
+	const char *head_end = memmem(buf, len, "\r\n\r\n", 4), *why;
+	struct lr_http_fields f;
+
+	memset(a, 0, sizeof(*a));
+	a->close = true;
+	a->body = LR_HTTP_BODY_CLOSE;
+	if (!head_end)
+		return -EINVAL;
+	a->head_len = (size_t)(head_end - buf) + 4;
+	/* "HTTP/1.x SSS" then a blank (and a reason) or the line's end */
+	if (a->head_len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 ||
+	    (buf[7] != '0' && buf[7] != '1') || buf[8] != ' ' || !isdigit((unsigned char)buf[9]) ||
+	    !isdigit((unsigned char)buf[10]) || !isdigit((unsigned char)buf[11]) ||
+	    (buf[12] != ' ' && buf[12] != '\r'))
+		return -EINVAL;
+	if (memchr(buf, '\0', a->head_len) || lr_http_check_head(buf, a->head_len, &f, &why) < 0)
+		return -EINVAL;
+	a->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+	if (a->status < 100)
+		return -EINVAL;
+	if (a->status == 101)
+		return 0; /* a protocol of its own, to the close (the proxy asks for none) */
+	a->close = buf[7] == '0' || header_token(buf, a->head_len, "connection", "close", false);
+	if (a->status < 200) {
+		a->interim = true;
+		a->body = LR_HTTP_BODY_NONE;
+		return 0;
+	}
+	if (strcmp(method, "HEAD") == 0 || a->status == 204 || a->status == 304) {
+		a->body = LR_HTTP_BODY_NONE;
+	} else if (f.n_te) {
+		/* chunked last: chunked; else to the close; with a Content-Length
+		 * too, one parser or another may be wrong: no next request */
+		if (header_token(buf, a->head_len, "transfer-encoding", "chunked", true))
+			a->body = LR_HTTP_BODY_CHUNKED;
+		a->close = a->close || f.have_length || a->body == LR_HTTP_BODY_CLOSE;
+	} else if (f.have_length) {
+		a->body = LR_HTTP_BODY_LENGTH;
+		a->body_len = f.length;
+	} else {
+		a->close = true;
+	}
+	return 0;
 }

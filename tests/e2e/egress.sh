@@ -874,60 +874,96 @@ def read_until(conn, data, marker):
         data += chunk
     return data
 
+def one_request(name, conn, rest, n):
+    """One request from REST and CONN, answered: False if it was the last."""
+    data = read_until(conn, rest, b"\r\n\r\n")
+    head, rest = data.split(b"\r\n\r\n", 1)
+    lines = head.decode(errors="replace").split("\r\n")
+    method, target = lines[0].split(" ")[:2]
+    path, _, query = target.partition("?")
+    hdr = {}
+    for l in lines[1:]:
+        k, v = l.split(":", 1)
+        hdr.setdefault(k.strip().lower(), []).append(v.strip())
+    body = b""
+    if "content-length" in hdr:
+        size = int(hdr["content-length"][0])
+        while len(rest) < size:
+            rest += conn.recv(4096)
+        body, rest = rest[:size], rest[size:]
+    elif hdr.get("transfer-encoding") == ["chunked"]:
+        while True:
+            rest = read_until(conn, rest, b"\r\n")
+            size, rest = rest.split(b"\r\n", 1)
+            size = int(size.split(b";")[0], 16)
+            while len(rest) < size + 2:
+                rest += conn.recv(4096)
+            body += rest[:size]
+            rest = rest[size + 2:]
+            if size == 0:
+                break
+    # what else comes before the answer (a pipelined request must not)
+    if path.startswith("/v1/held"):
+        conn.settimeout(1)
+        try:
+            while True:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                rest += chunk
+        except (socket.timeout, ssl.SSLError, OSError):
+            pass
+        conn.settimeout(10)
+    def h(k):
+        return ",".join(hdr.get(k, ["-"]))
+    rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r resumed=%s n=%d" % (
+        method, path, h("host"), h("authorization"), h("x-api-key"), h("connection"),
+        body, rest, conn.session_reused, n))
+    out = b'{"provider":"%s","path":"%s","n":%d}\n' % (name.encode(), path.encode(), n)
+    last = h("connection").lower() == "close" or rest != b"" or query in ("frame=close", "then=close")
+    then_close = query == "then=close"
+    # the answer framed by its length, by chunks (frame=chunked), or by
+    # the close (frame=close); then=close: framed, then the connection
+    # closes unannounced, as an upstream's idle connection does
+    if query == "frame=chunked":
+        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (5, out[:5], len(out) - 5, out[5:]))
+    elif query == "frame=close":
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + out)
+    else:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n%s\r\n" % (len(out),
+                     b"Connection: close\r\n" if last and query != "then=close" else b"") + out)
+    return not last, then_close, rest
+
 def serve_one(name, conn):
+    """Requests on CONN until it ends; each one answered and recorded."""
+    then_close = False
     try:
         conn.settimeout(10)
-        data = read_until(conn, b"", b"\r\n\r\n")
-        head, rest = data.split(b"\r\n\r\n", 1)
-        lines = head.decode(errors="replace").split("\r\n")
-        method, path = lines[0].split(" ")[:2]
-        hdr = {}
-        for l in lines[1:]:
-            k, v = l.split(":", 1)
-            hdr.setdefault(k.strip().lower(), []).append(v.strip())
-        body = b""
-        if "content-length" in hdr:
-            n = int(hdr["content-length"][0])
-            while len(rest) < n:
-                rest += conn.recv(4096)
-            body, rest = rest[:n], rest[n:]
-        elif hdr.get("transfer-encoding") == ["chunked"]:
-            while True:
-                rest = read_until(conn, rest, b"\r\n")
-                size, rest = rest.split(b"\r\n", 1)
-                size = int(size.split(b";")[0], 16)
-                while len(rest) < size + 2:
-                    rest += conn.recv(4096)
-                body += rest[:size]
-                rest = rest[size + 2:]
-                if size == 0:
-                    break
-        # what else comes before the answer (a pipelined request must not)
-        if path.startswith("/v1/held"):
-            conn.settimeout(1)
+        rest, n = b"", 0
+        while True:
+            # between two requests, the proxy may end the connection
             try:
-                while True:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        break
-                    rest += chunk
-            except (socket.timeout, ssl.SSLError, OSError):
-                pass
-        def h(k):
-            return ",".join(hdr.get(k, ["-"]))
-        rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r resumed=%s" % (
-            method, path, h("host"), h("authorization"), h("x-api-key"), h("connection"),
-            body, rest, conn.session_reused))
-        out = b'{"provider":"%s","path":"%s"}\n' % (name.encode(), path.encode())
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(out) + out)
+                rest = read_until(conn, rest, b"\r\n\r\n")
+            except (EOFError, socket.timeout, ssl.SSLError, OSError):
+                if rest == b"" and n > 0:
+                    break
+                raise
+            n += 1
+            more, then_close, rest = one_request(name, conn, rest, n)
+            if not more:
+                break
     except Exception as e:
         rec(name + "_errors", "error " + repr(e))
     finally:
         # a close_notify first, as web servers end a connection (without
         # it, the client must take the end for a truncation, and may not
-        # resume the session)
+        # resume the session); of its own accord (then=close), without
+        # waiting for the other's
         try:
+            if then_close:
+                conn.setblocking(False)
             conn.unwrap()
         except (OSError, ValueError):
             pass
@@ -935,6 +971,9 @@ def serve_one(name, conn):
             conn.close()
         except OSError:
             pass
+        if then_close:
+            # for a client in the sandbox, which waits for it ($W/ro)
+            open(os.path.join(d, "..", "ro", name + "-closed-%d" % n), "w").close()
 
 def serve(name, port, cert, key):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -1011,8 +1050,8 @@ expect "intercepted: curl POST /v1/responses (the command trusts the run's CA)" 
 assert "... answered by the provider" out_has '"provider":"provider","path":"/v1/responses"'
 assert "... HTTP 200" out_has "^HTTP 200$"
 saw "intercepted: the allowed request" provider
-if tail -n 1 "$W/provider.log" | grep -qF "POST /v1/responses host=api.provider.test:9443 auth=Bearer $KEY xkey=- conn=close body=b'{\"input\":\"hi\"}' after=b''"; then
-	tap_ok "... the provider got the real key (set by the proxy), the body, Connection: close"
+if tail -n 1 "$W/provider.log" | grep -qF "POST /v1/responses host=api.provider.test:9443 auth=Bearer $KEY xkey=- conn=- body=b'{\"input\":\"hi\"}' after=b''"; then
+	tap_ok "... the provider got the real key (set by the proxy), the body, no Connection"
 else
 	tap_not_ok "... the provider got: $(tail -n 1 "$W/provider.log")"
 fi
@@ -1104,9 +1143,10 @@ refused_p "a plain http:// request to the intercepted host:port (past its TLS)" 
 	"api.provider.test:9443 is intercepted: https:// only" \
 	"curl -sS -m 10 -w '\nHTTP %{http_code}\n' http://api.provider.test:9443/v1/responses -d '{}'"
 
-# one request per connection, its body as framed: a second request
-# pipelined after a Content-Length's body, or after a chunked body's end,
-# never reaches the provider
+# each request of a connection judged on its own, its body as framed: a
+# second request pipelined after a Content-Length's body, or after a chunked
+# body's end, is read as a request, and refused (not allowed), and the
+# provider never sees it
 cat >"$W/ro/tlsraw.py" <<'EOF'
 import ast, os, socket, ssl, sys
 data = ast.literal_eval(sys.argv[1])
@@ -1133,16 +1173,20 @@ held_p() { # DESC BYTES WANT-IN-THE-PROVIDER'S-LINE
 	mark provider
 	sec -- "$PYTHON" "$W/ro/tlsraw.py" "$2"
 	assert "intercepted: $1: answered" out_has "STATUS 200"
+	assert "intercepted: $1: the second refused" \
+		out_has "POST /v1/files on api.provider.test:9443 is not in --allow-request"
 	if wait_count provider $((BEFORE + 1)) && tail -n 1 "$W/provider.log" | grep -qF -- "$3"; then
 		tap_ok "intercepted: $1: the provider got $3"
 	else
 		tap_not_ok "intercepted: $1: the provider got: $(tail -n 1 "$W/provider.log")"
 	fi
+	BEFORE=$((BEFORE + 1))
+	saw_nothing "intercepted: $1: the second request" provider
 }
 HP="POST /v1/held HTTP/1.1\r\nHost: api.provider.test:9443\r\n"
 SECOND="POST /v1/files HTTP/1.1\r\nHost: api.provider.test:9443\r\nContent-Length: 2\r\n\r\n{}"
 held_p "a second request pipelined after a Content-Length body" \
-	"b'${HP}Content-Length: 5\r\n\r\nhello$SECOND'" "auth=Bearer $KEY xkey=- conn=close body=b'hello' after=b''"
+	"b'${HP}Content-Length: 5\r\n\r\nhello$SECOND'" "auth=Bearer $KEY xkey=- conn=- body=b'hello' after=b''"
 held_p "a second request pipelined after a chunked body" \
 	"b'${HP}Transfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n2\r\nlo\r\n0\r\n\r\n$SECOND'" \
 	"body=b'hello' after=b''"
@@ -1181,6 +1225,149 @@ if wait_count provider $((BEFORE + 1)) && last_has provider "body=b'{\"n\":3}' a
 	tap_ok "... a new run starts with a full handshake (a session never outlives its helper)"
 else
 	tap_not_ok "... a new run: the provider saw: $(tail -n 1 "$W/provider.log")"
+fi
+
+# a connection kept: its requests, one after the other, each judged on its
+# own, over one connection to the provider while the provider keeps it
+cat >"$W/ro/tlskeep.py" <<'EOF'
+import ast, os, socket, ssl, sys, time
+# each argument a request (a bytes literal) sent once the answer before it
+# is read as framed; "wait:PATH": until PATH exists
+ph, pp = os.environ["HTTPS_PROXY"].split("//")[1].rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=10)
+s.sendall(b"CONNECT api.provider.test:9443 HTTP/1.1\r\nHost: api.provider.test:9443\r\n\r\n")
+assert s.recv(4096).startswith(b"HTTP/1.1 200"), "no tunnel"
+t = ssl.create_default_context().wrap_socket(s, server_hostname="api.provider.test")
+buf = b""
+def fill():
+    global buf
+    c = t.recv(65536)
+    if not c:
+        raise EOFError("closed")
+    buf += c
+def answer():
+    global buf
+    while b"\r\n\r\n" not in buf:
+        fill()
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    lines = head.split(b"\r\n")
+    hdr = {l.split(b":", 1)[0].lower(): l.split(b":", 1)[1].strip() for l in lines[1:]}
+    if b"content-length" in hdr:
+        n = int(hdr[b"content-length"])
+        while len(buf) < n:
+            fill()
+        body, buf = buf[:n], buf[n:]
+    elif hdr.get(b"transfer-encoding") == b"chunked":
+        body = b""
+        while True:
+            while b"\r\n" not in buf:
+                fill()
+            size, buf = buf.split(b"\r\n", 1)
+            size = int(size, 16)
+            while len(buf) < size + 2:
+                fill()
+            body, buf = body + buf[:size], buf[size + 2:]
+            if size == 0:
+                break
+    else:
+        try:
+            while True:
+                fill()
+        except (EOFError, OSError):
+            pass
+        body, buf = buf, b""
+    return lines[0].split(b" ")[1].decode(), body
+for arg in sys.argv[1:]:
+    if arg.startswith("wait:"):
+        end = time.monotonic() + 10
+        while not os.path.exists(arg[5:]) and time.monotonic() < end:
+            time.sleep(0.01)
+        continue
+    try:
+        t.sendall(ast.literal_eval(arg))
+        status, body = answer()
+    except (EOFError, OSError):
+        print("CLOSED")
+        break
+    print("STATUS", status, body.decode(errors="replace").strip())
+EOF
+keep() { sec -- "$PYTHON" "$W/ro/tlskeep.py" "$@"; }
+rq() { # METHOD TARGET BODY [HEADER]: a request, as a bytes literal
+	local crlf='\r\n'
+	printf "b'%s %s HTTP/1.1%sHost: api.provider.test:9443%s%sContent-Length: %d%s%s%s'" \
+		"$1" "$2" "$crlf" "$crlf" "${4:+$4$crlf}" "${#3}" "$crlf" "$crlf" "$3"
+}
+kept() { # DESC LINES...: the answers' lines, in order, each starting with its LINE
+	local desc=$1 got i=0 ok=true
+	shift
+	mapfile -t got < <(grep -E "^(STATUS|CLOSED)" "$W/out")
+	[ ${#got[@]} = $# ] || ok=false
+	for want in "$@"; do
+		[[ "${got[i]}" == "$want"* ]] || ok=false
+		i=$((i + 1))
+	done
+	if $ok; then
+		tap_ok "kept alive: $desc"
+	else
+		tap_not_ok "kept alive: $desc: got $(printf '%s|' "${got[@]}") err $(tr '\n' '|' <"$W/err")"
+	fi
+}
+A200='{"provider":"provider","path":"/v1/responses","n":'
+mark provider
+keep "$(rq POST /v1/responses k1)" "$(rq POST /v1/responses k2)"
+kept "two requests on one connection: both answered, on one of the provider's" \
+	"STATUS 200 ${A200}1}" "STATUS 200 ${A200}2}"
+if wait_count provider $((BEFORE + 2)) &&
+	tail -n 2 "$W/provider.log" | head -n 1 |
+	grep -qF "auth=Bearer $KEY xkey=- conn=- body=b'k1' after=b'' resumed=False n=1" &&
+	last_has provider "auth=Bearer $KEY xkey=- conn=- body=b'k2' after=b'' resumed=False n=2"; then
+	tap_ok "... each with the real key, the second on the provider's first connection"
+else
+	tap_not_ok "... the provider saw: $(tail -n 2 "$W/provider.log" | tr '\n' ' ')"
+fi
+kept_refused() { # WHAT REQUEST WANT: the second request refused
+	mark provider
+	keep "$(rq POST /v1/responses k1)" "$2" "$(rq POST /v1/responses k3)"
+	kept "a second request with $1: refused, and the connection ends" \
+		"STATUS 200 ${A200}1}" "$3" CLOSED
+	wait_count provider $((BEFORE + 1)) >/dev/null
+	BEFORE=$((BEFORE + 1))
+	saw_nothing "kept alive: a second request with $1" provider
+}
+kept_refused "POST /v1/files (not allowed)" "$(rq POST /v1/files k2)" \
+	"STATUS 403 landrun: POST /v1/files on api.provider.test:9443 is not in --allow-request"
+kept_refused "another key" "$(rq POST /v1/responses k2 'Authorization: Bearer sk-attacker')" \
+	"STATUS 403 landrun: a credential of the command's own (Authorization) for api.provider.test:9443, where landrun sets Authorization"
+mark provider
+keep "$(rq POST '/v1/responses?frame=chunked' k1)" "$(rq POST /v1/responses k2)"
+kept "an answer in chunks, then the next request" "STATUS 200 ${A200}1}" "STATUS 200 ${A200}2}"
+mark provider
+keep "$(rq POST '/v1/responses?frame=close' k1)" "$(rq POST /v1/responses k2)"
+kept "an answer to the close: the connection ends with it" "STATUS 200 ${A200}1}" CLOSED
+saw "kept alive: an answer to the close" provider
+BEFORE=$((BEFORE + 1))
+saw_nothing "kept alive: after an answer to the close" provider
+mark provider
+keep "$(rq POST /v1/responses k1 'Connection: close')" "$(rq POST /v1/responses k2)"
+kept "Connection: close: the command's last request" "STATUS 200 ${A200}1}" CLOSED
+if wait_count provider $((BEFORE + 1)) && last_has provider "conn=close body=b'k1'"; then
+	tap_ok "... and the provider's: it got Connection: close"
+else
+	tap_not_ok "... the provider got: $(tail -n 1 "$W/provider.log")"
+fi
+# the provider closes its connection between two requests (as it does an
+# idle one): the next goes on a new connection, which resumes the session
+rm -f "$W/ro/provider-closed-1"
+mark provider
+keep "$(rq POST '/v1/responses?then=close' k1)" "wait:$W/ro/provider-closed-1" \
+	"$(rq POST /v1/responses k2)"
+kept "the provider closed between two requests: the second on a new connection" \
+	"STATUS 200 ${A200}1}" "STATUS 200 ${A200}1}"
+if wait_count provider $((BEFORE + 2)) && test -e "$W/ro/provider-closed-1" &&
+	last_has provider "body=b'k2' after=b'' resumed=True n=1"; then
+	tap_ok "... which resumed the TLS session (the control: the first closed it)"
+else
+	tap_not_ok "... the provider saw: $(tail -n 2 "$W/provider.log" | tr '\n' ' ')"
 fi
 
 # a host not intercepted still tunnels, end to end (its own certificate)
@@ -1364,7 +1551,7 @@ elif [ "$ABI" -ge 4 ]; then
 	expect "no user namespaces: an intercepted request through the brokered connect" 0
 	assert "... HTTP 200" out_has "^HTTP 200$"
 	saw "brokered: intercepted" provider
-	if tail -n 1 "$PLOG" | grep -qF "auth=Bearer $KEY xkey=- conn=close body=b'{\"input\":\"brokered\"}'"; then
+	if tail -n 1 "$PLOG" | grep -qF "auth=Bearer $KEY xkey=- conn=- body=b'{\"input\":\"brokered\"}'"; then
 		tap_ok "... the provider got the real key, set outside"
 	else
 		tap_not_ok "... the provider got: $(tail -n 1 "$PLOG")"

@@ -4,9 +4,11 @@
  * head: lr_http_parse, then lr_http_upstream_head) and what it checks (the
  * host: lr_egress_norm_host and lr_egress_addr_class), a request inside an
  * intercepted tunnel (lr_http_parse_origin, lr_http_judge,
- * lr_http_origin_upstream, the body's framing), and the
- * --allow-domain items (lr_egress_parse_dest), with their invariants: a head
- * parsed lies within the input and yields one Host and a closing blank line;
+ * lr_http_origin_upstream, the body's framing), what it reads from an
+ * intercepted host's upstream (lr_http_parse_answer, the answer's framing),
+ * and the --allow-domain items (lr_egress_parse_dest), with their
+ * invariants: a head parsed lies within the input and yields one Host and a
+ * closing blank line; an answer that cannot be framed ends its connection;
  * a host or item that parses prints back to itself.
  */
 #include <errno.h>
@@ -130,6 +132,43 @@ static void origin(const char *buf, size_t size)
 		lr_fuzz_check(lr_http_body_feed(&b, buf, size) == 0, "origin: more after the end");
 }
 
+/* An upstream's answer: a head whose end is the blank line, and a framing
+ * that is one of the kinds; its body never takes more than it is given.
+ * What cannot be framed runs to the close, and so ends the connection. */
+static void answer(const char *buf, size_t size)
+{
+	static const char *const methods[] = {"GET", "HEAD", "POST"};
+	struct lr_http_answer a;
+	struct lr_http_body b;
+
+	for (size_t m = 0; m < sizeof(methods) / sizeof(*methods); m++) {
+		int r = lr_http_parse_answer(buf, size, methods[m], &a);
+		long took;
+
+		lr_fuzz_check(r == 0 || r == -EINVAL, "answer: result %d", r);
+		lr_fuzz_check(a.body <= LR_HTTP_BODY_CLOSE, "answer: framing %d", a.body);
+		lr_fuzz_check(a.body != LR_HTTP_BODY_CLOSE || a.close,
+			      "answer: a body to the close, and a next request");
+		if (r < 0) {
+			lr_fuzz_check(a.close && a.body == LR_HTTP_BODY_CLOSE,
+				      "answer: unframed kept");
+			continue;
+		}
+		lr_fuzz_check(a.head_len >= 16 && a.head_len <= size &&
+				      memcmp(buf + a.head_len - 4, "\r\n\r\n", 4) == 0,
+			      "answer: head_len %zu of %zu", a.head_len, size);
+		lr_fuzz_check(a.status >= 100 && a.status <= 999, "answer: status %d", a.status);
+		lr_fuzz_check(!a.interim || a.body == LR_HTTP_BODY_NONE, "answer: an interim body");
+		if (m == 1)
+			lr_fuzz_check(a.body == LR_HTTP_BODY_NONE || a.status == 101,
+				      "answer: a body to HEAD");
+		lr_http_body_start(&b, a.body, a.body_len);
+		took = lr_http_body_feed(&b, buf + a.head_len, size - a.head_len);
+		lr_fuzz_check(took == -EINVAL || (took >= 0 && (size_t)took <= size - a.head_len),
+			      "answer: the body took %ld of %zu", took, size - a.head_len);
+	}
+}
+
 static void host(const char *s)
 {
 	char norm[256], again[256];
@@ -175,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = '\0';
 	head(s, size);
 	origin(s, size);
+	answer(s, size);
 	host(s);
 	dest(s);
 	free(s);

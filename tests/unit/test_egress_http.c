@@ -440,31 +440,31 @@ Test(egress_origin, upstream_head)
 		bool secret;
 		const char *out;
 	} cases[] = {
-		{ "POST /v1/responses?s=1 HTTP/1.1\r\nHost: API.openai.com:443\r\nUser-Agent: t\r\n"
-		  "Authorization: Bearer landrun-placeholder\r\nConnection: keep-alive, X-Hop\r\n"
-		  "X-Hop: 1\r\nKeep-Alive: 5\r\nProxy-Connection: x\r\nTE: trailers\r\n"
-		  "Upgrade: h2c\r\nHTTP2-Settings: AA\r\nContent-Length: 2\r\n\r\n{}",
-		  true,
-		  "POST /v1/responses?s=1 HTTP/1.1\r\nHost: api.openai.com\r\nUser-Agent: t\r\n"
-		  "Content-Length: 2\r\nAuthorization: Bearer sk-real-123\r\n"
-		  "Connection: close\r\n\r\n" },
-		{ "GET / HTTP/1.1\r\nx-api-key: landrun-placeholder\r\nHost: api.openai.com\r\n"
-		  "authorization: landrun-placeholder\r\nAccept: */*\r\n\r\n",
-		  true,
-		  "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAccept: */*\r\n"
-		  "Authorization: Bearer sk-real-123\r\nConnection: close\r\n\r\n" },
+		{"POST /v1/responses?s=1 HTTP/1.1\r\nHost: API.openai.com:443\r\nUser-Agent: t\r\n"
+		 "Authorization: Bearer landrun-placeholder\r\nConnection: keep-alive, X-Hop\r\n"
+		 "X-Hop: 1\r\nKeep-Alive: 5\r\nProxy-Connection: x\r\nTE: trailers\r\n"
+		 "Upgrade: h2c\r\nHTTP2-Settings: AA\r\nContent-Length: 2\r\n\r\n{}",
+		 true,
+		 "POST /v1/responses?s=1 HTTP/1.1\r\nHost: api.openai.com\r\nUser-Agent: t\r\n"
+		 "Content-Length: 2\r\nAuthorization: Bearer sk-real-123\r\n\r\n"},
+		{"GET / HTTP/1.1\r\nx-api-key: landrun-placeholder\r\nHost: api.openai.com\r\n"
+		 "authorization: landrun-placeholder\r\nAccept: */*\r\n\r\n",
+		 true,
+		 "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAccept: */*\r\n"
+		 "Authorization: Bearer sk-real-123\r\n\r\n"},
 		/* Expect is the proxy's to answer */
-		{ "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nExpect: 100-continue\r\n"
-		  "Content-Length: 2\r\n\r\n",
-		  true,
-		  "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: 2\r\n"
-		  "Authorization: Bearer sk-real-123\r\nConnection: close\r\n\r\n" },
-		/* no secret header: the command's own credential goes on */
-		{ "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
-		  "Proxy-Authorization: Basic eDp5\r\n\r\n",
-		  false,
-		  "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
-		  "Connection: close\r\n\r\n" },
+		{"POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nExpect: 100-continue\r\n"
+		 "Content-Length: 2\r\n\r\n",
+		 true,
+		 "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: 2\r\n"
+		 "Authorization: Bearer sk-real-123\r\n\r\n"},
+		/* no secret header: the command's own credential goes on; the
+		 * command's last request is the upstream's too */
+		{"GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
+		 "Proxy-Authorization: Basic eDp5\r\nConnection: Keep-Alive , CLOSE\r\n\r\n",
+		 false,
+		 "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
+		 "Connection: close\r\n\r\n"},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -479,6 +479,8 @@ Test(egress_origin, upstream_head)
 			     0);
 		cr_expect_str_eq(out.s, cases[i].out, "%zu:\n%s", i, out.s);
 		cr_expect_eq(req.expect_continue, strstr(cases[i].in, "100-continue") != NULL, "%zu",
+			     i);
+		cr_expect_eq(req.close, strstr(cases[i].out, "Connection: close") != NULL, "%zu",
 			     i);
 		free(out.s);
 	}
@@ -686,4 +688,108 @@ Test(egress_site, placeholders)
 	cr_expect_null(lr_env_lookup(env.v, "ABSENT"));
 	lr_strlist_free(&env);
 	lr_policy_free(&p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Where the upstream's answer ends, and whether the next request may follow */
+
+Test(egress_answer, framing)
+{
+	static const struct {
+		const char *method, *head;
+		int ret, status;
+		bool interim;
+		enum lr_http_body_kind body;
+		uint64_t len;
+		bool close;
+	} cases[] = {
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_LENGTH, 12, false},
+		{"POST", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_CHUNKED, 0, false},
+		/* chunked last, after another coding, in one line or two */
+		{"POST", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip ,Chunked\r\n\r\n", 0, 200,
+		 false, LR_HTTP_BODY_CHUNKED, 0, false},
+		{"POST",
+		 "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n",
+		 0, 200, false, LR_HTTP_BODY_CHUNKED, 0, false},
+		/* chunked not last: to the close */
+		{"POST", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 0, 200,
+		 false, LR_HTTP_BODY_CLOSE, 0, true},
+		/* both framings: chunked, and no next request */
+		{"POST",
+		 "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 0,
+		 200, false, LR_HTTP_BODY_CHUNKED, 0, true},
+		/* no framing: to the close */
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: Close\r\n\r\n", 0, 200,
+		 false, LR_HTTP_BODY_LENGTH, 2, true},
+		{"GET", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_LENGTH, 2, true},
+		/* no body whatever the head says */
+		{"HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_NONE, 0, false},
+		{"GET", "HTTP/1.1 204 No Content\r\n\r\n", 0, 204, false, LR_HTTP_BODY_NONE, 0,
+		 false},
+		{"GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 40\r\n\r\n", 0, 304, false,
+		 LR_HTTP_BODY_NONE, 0, false},
+		/* an interim answer: the final one follows */
+		{"POST", "HTTP/1.1 100 Continue\r\n\r\n", 0, 100, true, LR_HTTP_BODY_NONE, 0,
+		 false},
+		{"GET", "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", 0, 103, true,
+		 LR_HTTP_BODY_NONE, 0, false},
+		/* another protocol: to the close */
+		{"GET", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", 0, 101, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+		/* a reason may be empty */
+		{"GET", "HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", 0, 200, false,
+		 LR_HTTP_BODY_LENGTH, 0, false},
+		/* not an answer's head: to the close */
+		{"GET", "HTTP/1.1 20 OK\r\nContent-Length: 2\r\n\r\n", -EINVAL, 0, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/2 200 OK\r\nContent-Length: 2\r\n\r\n", -EINVAL, 0, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/1.1 099 x\r\n\r\n", -EINVAL, 0, false, LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n",
+		 -EINVAL, 0, false, LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\nX: y\r\n\r\n", -EINVAL, 0, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+		{"GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", -EINVAL, 0, false,
+		 LR_HTTP_BODY_CLOSE, 0, true},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct lr_http_answer a;
+		int r = lr_http_parse_answer(cases[i].head, strlen(cases[i].head), cases[i].method,
+					     &a);
+
+		cr_expect_eq(r, cases[i].ret, "%zu: %d", i, r);
+		if (r == 0) {
+			cr_expect_eq(a.status, cases[i].status, "%zu: %d", i, a.status);
+			cr_expect_eq(a.head_len, strlen(cases[i].head), "%zu", i);
+		}
+		cr_expect_eq(a.interim, cases[i].interim, "%zu", i);
+		cr_expect_eq(a.body, cases[i].body, "%zu: %d", i, a.body);
+		cr_expect_eq(a.body_len, cases[i].len, "%zu", i);
+		cr_expect_eq(a.close, cases[i].close, "%zu", i);
+	}
+}
+
+/* An answer's body as it streams: a chunked one ends where the next
+ * answer would start; one to the close takes every byte and never ends. */
+Test(egress_answer, body)
+{
+	static const char chunked[] = "4\r\nabcd\r\n0\r\n\r\nHTTP/1.1 200 OK";
+	struct lr_http_body b;
+
+	lr_http_body_start(&b, LR_HTTP_BODY_CHUNKED, 0);
+	cr_expect_eq(lr_http_body_feed(&b, chunked, sizeof(chunked) - 1), 14);
+	cr_expect(b.done);
+	lr_http_body_start(&b, LR_HTTP_BODY_CLOSE, 0);
+	cr_expect_eq(lr_http_body_feed(&b, chunked, sizeof(chunked) - 1),
+		     (long)sizeof(chunked) - 1);
+	cr_expect(!b.done);
+	lr_http_body_start(&b, LR_HTTP_BODY_LENGTH, 0);
+	cr_expect(b.done);
 }

@@ -185,11 +185,12 @@ int lr_egress_secret_vars(const char *template, struct lr_strlist *names);
 int lr_egress_expand_secret(const char *template, char *(*lookup)(const char *name), char **out,
 			    char *missing, size_t len);
 
-/* How a request's body ends. */
+/* How a request's or an answer's body ends. */
 enum lr_http_body_kind {
 	LR_HTTP_BODY_NONE,
-	LR_HTTP_BODY_LENGTH,	/* Content-Length bytes */
-	LR_HTTP_BODY_CHUNKED,	/* up to the last chunk and the trailers' blank line */
+	LR_HTTP_BODY_LENGTH,  /* Content-Length bytes */
+	LR_HTTP_BODY_CHUNKED, /* up to the last chunk and the trailers' blank line */
+	LR_HTTP_BODY_CLOSE,   /* an answer's: up to the end of the connection */
 };
 
 /* A request in a tunnel: origin form, HTTP/1.1. */
@@ -203,6 +204,7 @@ struct lr_http_origin {
 	enum lr_http_body_kind body;
 	uint64_t body_len;	/* LR_HTTP_BODY_LENGTH */
 	bool expect_continue;	/* Expect: 100-continue: the proxy answers the 100 itself */
+	bool close;		/* Connection: close: the last request of its connection */
 };
 
 /*
@@ -237,9 +239,10 @@ void lr_http_judge(const struct lr_http_site *site, const char *buf,
  * The head to send upstream: the request line as it came, Host set to the
  * site's, hop-by-hop headers dropped (Connection and what it names,
  * Keep-Alive, Proxy-Connection, Proxy-Authorization, TE, Upgrade,
- * HTTP2-Settings; and Expect, which the proxy answers), and with a secret header, the client's credential headers
- * dropped and the secret header added; "Connection: close" last.  Into OUT.
- * 0 or -ENOMEM.
+ * HTTP2-Settings; and Expect, which the proxy answers), and with a secret
+ * header, the client's credential headers dropped and the secret header
+ * added; "Connection: close" last if the request has it (else the upstream
+ * may keep the connection for the next request).  Into OUT.  0 or -ENOMEM.
  */
 int lr_http_origin_upstream(const struct lr_http_site *site, const char *buf,
 			    const struct lr_http_origin *req, struct lr_buf *out);
@@ -254,6 +257,9 @@ struct lr_http_body {
 };
 
 void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req);
+/* The same for a body of KIND (LR_HTTP_BODY_LENGTH: LEN bytes); of
+ * LR_HTTP_BODY_CLOSE, every byte is the body's and it is never done. */
+void lr_http_body_start(struct lr_http_body *b, enum lr_http_body_kind kind, uint64_t len);
 
 /*
  * The next LEN bytes of the stream after the head: how many of them are
@@ -263,5 +269,28 @@ void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req)
  * trailer, a folded trailer).
  */
 long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len);
+
+/* An upstream's answer to a request in a tunnel, as the proxy frames it
+ * (RFC 9112, section 6.3). */
+struct lr_http_answer {
+	int status;
+	size_t head_len; /* up to and with the blank line */
+	bool interim;	 /* 1xx but 101: another head follows, for the same request */
+	enum lr_http_body_kind body;
+	uint64_t body_len; /* LR_HTTP_BODY_LENGTH */
+	bool close;	   /* the connection ends after it: nothing more may be sent */
+};
+
+/*
+ * The head of the answer to a METHOD request, in BUF (LEN bytes, its blank
+ * line included): its status and how its body ends.  No body for HEAD, 1xx,
+ * 204 and 304; a Transfer-Encoding of chunked alone, or one Content-Length
+ * (several equal ones), frame it; anything else (another coding, both, no
+ * framing at all, 101) runs to the close.  HTTP/1.0, "Connection: close" and
+ * a body to the close end the connection; so do both framings, as a sign
+ * that two parsers may differ.  0, or -EINVAL for a head that is not one
+ * (its bytes then go to the command as they are, to the close).
+ */
+int lr_http_parse_answer(const char *buf, size_t len, const char *method, struct lr_http_answer *a);
 
 #endif /* LANDRUN_EGRESS_RULES_H */
