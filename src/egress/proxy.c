@@ -705,15 +705,25 @@ static int resolve(const char *host, uint16_t port, struct targets *t, const cha
 	return 0;
 }
 
-/* The address FD is connected to, as text. */
-static void peer_text(int fd, char *buf, size_t len)
+/* The address FD is connected to, in ADDR: 0, or -errno. */
+static int peer_addr(int fd, uint8_t addr[16])
 {
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) < 0)
+		return -errno;
+	if (lr_egress_addr_from((struct sockaddr *)&peer, addr) < 0)
+		return -EAFNOSUPPORT;
+	return 0;
+}
+
+/* The address FD is connected to, as text. */
+static void peer_text(int fd, char *buf, size_t len)
+{
 	uint8_t pa[16];
 
-	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0 &&
-	    lr_egress_addr_from((struct sockaddr *)&peer, pa) == 0)
+	if (peer_addr(fd, pa) == 0)
 		lr_egress_addr_text(pa, buf, len);
 	else
 		snprintf(buf, len, "?");
@@ -1096,17 +1106,15 @@ static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, cons
 	*kind = "destination_unavailable";
 	if (*us) {
 		struct pollfd p = {.fd = *up, .events = POLLIN};
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
 		uint8_t addr[16];
 		int fd;
 
 		if (SSL_pending(*us) == 0 && poll(&p, 1, 0) == 0)
 			return 0;
 		/* (the address first: a reset connection has none) */
-		if (getpeername(*up, (struct sockaddr *)&peer, &plen) < 0 ||
-		    lr_egress_addr_from((struct sockaddr *)&peer, addr) < 0) {
-			lr_errf(err, errlen, "the upstream's connection: %s", strerror(errno));
+		fd = peer_addr(*up, addr);
+		if (fd < 0) {
+			lr_errf(err, errlen, "the upstream's connection: %s", strerror(-fd));
 			return -1;
 		}
 		lr_tls_close(*us);

@@ -815,7 +815,7 @@ int lr_http_parse_answer(const char *buf, size_t len, const char *method, struct
 	    !isdigit((unsigned char)buf[10]) || !isdigit((unsigned char)buf[11]) ||
 	    (buf[12] != ' ' && buf[12] != '\r'))
 		return -EINVAL;
-	if (memchr(buf, '\0', a->head_len) || lr_http_check_head(buf, a->head_len, &f, &why) < 0)
+	if (lr_http_check_head(buf, a->head_len, &f, &why) < 0)
 		return -EINVAL;
 	a->status = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
 	if (a->status < 100)
