@@ -796,7 +796,8 @@ static int tls_read_head(SSL *s, int fd, struct inbox *in, bool next)
 
 /* The body of REQ, whose head IN holds, from the command to the upstream,
  * up to where its framing says it ends; what follows it stays in IN, the
- * start of the next request.  0, -EINVAL (malformed chunks), -EIO. */
+ * start of the next request.  0, -EINVAL (malformed chunks), -EPERM (a
+ * trailer field), -EIO. */
 static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, struct inbox *in)
 {
 	struct lr_http_body b;
@@ -808,7 +809,7 @@ static int relay_body(SSL *from, SSL *to, const struct lr_http_origin *req, stru
 		int got;
 
 		if (take < 0)
-			return -EINVAL;
+			return (int)take; /* nothing of the buffer went on */
 		if (take && lr_tls_write_all(to, in->buf + off, (size_t)take) < 0)
 			return -EIO;
 		off += (size_t)take;
@@ -1168,6 +1169,14 @@ static bool forward_origin(int client, SSL *cs, int *up, SSL **us, const struct 
 		/* the upstream has part of a body that never ends: it times out */
 		refuse(v, "refused", 400, "http_request_error", "a malformed chunked body",
 		       "a malformed chunked body");
+		carry_out(client, cs, v);
+		return false;
+	}
+	if (r == -EPERM) {
+		/* the upstream has the body but not its end: the request never completes */
+		refuse(v, "refused", 403, "http_request_denied",
+		       "a trailer field in the request: landrun judges a request by its head",
+		       "a trailer field in a chunked request body");
 		carry_out(client, cs, v);
 		return false;
 	}

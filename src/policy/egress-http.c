@@ -683,9 +683,10 @@ enum {
 void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req)
 {
 	lr_http_body_start(b, req->body, req->body_len);
+	b->no_trailer = true;
 }
 
-/* One byte of a chunked body: 0, or -EINVAL. */
+/* One byte of a chunked body: 0, -EINVAL, or -EPERM (a trailer field refused). */
 static int chunk_byte(struct lr_http_body *b, unsigned char c)
 {
 	switch (b->state) {
@@ -735,6 +736,8 @@ static int chunk_byte(struct lr_http_body *b, unsigned char c)
 		}
 		if (c == ' ' || c == '\t' || c == ':' || !is_token(c))
 			return -EINVAL; /* no folding, a name first */
+		if (b->no_trailer)
+			return -EPERM;
 		b->state = CH_TRAILER_LINE;
 		return 0;
 	case CH_TRAILER_LINE:
@@ -773,6 +776,8 @@ long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len)
 		return (long)n;
 	}
 	while (i < len && !b->done) {
+		int r;
+
 		if (b->state == CH_DATA) {
 			size_t n = len - i < b->left ? len - i : (size_t)b->left;
 
@@ -782,8 +787,9 @@ long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len)
 				b->state = CH_DATA_CR;
 			continue;
 		}
-		if (chunk_byte(b, (unsigned char)buf[i++]) < 0)
-			return -EINVAL;
+		r = chunk_byte(b, (unsigned char)buf[i++]);
+		if (r < 0)
+			return r;
 	}
 	return (long)i;
 }

@@ -885,7 +885,7 @@ def one_request(name, conn, rest, n):
     for l in lines[1:]:
         k, v = l.split(":", 1)
         hdr.setdefault(k.strip().lower(), []).append(v.strip())
-    body = b""
+    body, trailers = b"", []
     if "content-length" in hdr:
         size = int(hdr["content-length"][0])
         while len(rest) < size:
@@ -898,10 +898,17 @@ def one_request(name, conn, rest, n):
             size = int(size.split(b";")[0], 16)
             while len(rest) < size + 2:
                 rest += conn.recv(4096)
+            if size == 0:
+                # the trailer section, to its blank line
+                rest = read_until(conn, rest, b"\r\n")
+                while not rest.startswith(b"\r\n"):
+                    line, rest = rest.split(b"\r\n", 1)
+                    trailers.append(line.decode(errors="replace"))
+                    rest = read_until(conn, rest, b"\r\n")
+                rest = rest[2:]
+                break
             body += rest[:size]
             rest = rest[size + 2:]
-            if size == 0:
-                break
     # what else comes before the answer (a pipelined request must not)
     if path.startswith("/v1/held"):
         conn.settimeout(1)
@@ -918,7 +925,8 @@ def one_request(name, conn, rest, n):
         return ",".join(hdr.get(k, ["-"]))
     rec(name, "%s %s host=%s auth=%s xkey=%s conn=%s body=%r after=%r resumed=%s n=%d" % (
         method, path, h("host"), h("authorization"), h("x-api-key"), h("connection"),
-        body, rest, conn.session_reused, n))
+        body, rest, conn.session_reused, n) +
+        ("".join(" trailer=" + t for t in trailers)))
     out = b'{"provider":"%s","path":"%s","n":%d}\n' % (name.encode(), path.encode(), n)
     last = h("connection").lower() == "close" or rest != b"" or query in ("frame=close", "then=close")
     then_close = query == "then=close"
@@ -1169,6 +1177,7 @@ while True:
 print("STATUS", got.split(b" ")[1].decode() if b" " in got else "none")
 print(got.decode(errors="replace").split("\r\n\r\n")[-1].strip())
 EOF
+last_has() { tail -n 1 "$W/$1.log" | grep -qF -- "$2"; }	# NAME TEXT: its last line has TEXT
 held_p() { # DESC BYTES WANT-IN-THE-PROVIDER'S-LINE
 	mark provider
 	sec -- "$PYTHON" "$W/ro/tlsraw.py" "$2"
@@ -1190,6 +1199,25 @@ held_p "a second request pipelined after a Content-Length body" \
 held_p "a second request pipelined after a chunked body" \
 	"b'${HP}Transfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n2\r\nlo\r\n0\r\n\r\n$SECOND'" \
 	"body=b'hello' after=b''"
+# a trailer field after a chunked body: the proxy judged the head only, so it
+# passes none (an Authorization there would be the command's own credential,
+# past the judge); the same body without one is the control
+HR="POST /v1/responses HTTP/1.1\r\nHost: api.provider.test:9443\r\nConnection: close\r\n"
+HR="${HR}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
+mark provider
+sec -- "$PYTHON" "$W/ro/tlsraw.py" "b'$HR\r\n'"
+assert "intercepted: control: a chunked body without a trailer -> 200" out_has "STATUS 200"
+saw "intercepted: control: a chunked body without a trailer" provider
+assert "... with its body" last_has provider "body=b'hello' after=b''"
+mark provider
+sec -- "$PYTHON" "$W/ro/tlsraw.py" "b'${HR}Authorization: Bearer sk-own\r\n\r\n'"
+assert "intercepted: an Authorization trailer field -> 403" out_has "STATUS 403"
+assert "... saying why" out_has "a trailer field in the request"
+saw_nothing "intercepted: an Authorization trailer field" provider
+mark provider
+sec -- "$PYTHON" "$W/ro/tlsraw.py" "b'${HR}X-Checksum: 1\r\n\r\n'"
+assert "intercepted: any trailer field -> 403" out_has "STATUS 403"
+saw_nothing "intercepted: a trailer field" provider
 mark provider
 sec -- "$PYTHON" "$W/ro/tlsraw.py" "b'${HP}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'"
 assert "intercepted: Content-Length and chunked both -> 400" out_has "STATUS 400"
@@ -1201,7 +1229,6 @@ sec -- /bin/sh -c "$(curl_p /v1/responses -H 'Expect: 100-continue' -d '{"e":1}'
 assert "intercepted: Expect: 100-continue, answered by the proxy: the request goes through" \
 	out_has "^HTTP 200$"
 saw "intercepted: Expect: 100-continue" provider
-last_has() { tail -n 1 "$W/$1.log" | grep -qF -- "$2"; }	# NAME TEXT: its last line has TEXT
 assert "... with its body" last_has provider "body=b'{\"e\":1}'"
 
 # the proxy resumes its TLS session with an upstream: in one run, the

@@ -507,7 +507,9 @@ static const struct body_case body_cases[] = {
 	{ CHUNKED, "0\r\n\r\n" SECOND, 5 },
 	{ CHUNKED, "A;name=\"v\"\r\n0123456789\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n",
 	  61 },
-	{ CHUNKED, "3\r\nabc\r\n0\r\nX-Trailer: 1\r\nY: 2\r\n\r\n" SECOND, 33 },
+	/* a trailer field: the proxy judged the head only */
+	{ CHUNKED, "3\r\nabc\r\n0\r\nX-Trailer: 1\r\nY: 2\r\n\r\n" SECOND, -EPERM },
+	{ CHUNKED, "0\r\nAuthorization: Bearer sk-own\r\n\r\n", -EPERM },
 	/* a body that never ends: all of it so far */
 	{ CHUNKED, "5\r\nhel", 6 },
 	{ CHUNKED, "5\r\nhello\r\n", 10 },
@@ -522,7 +524,7 @@ static const struct body_case body_cases[] = {
 	{ CHUNKED, "5;a\nb\r\nhello\r\n0\r\n\r\n", -EINVAL },
 	{ CHUNKED, "1000000000000000\r\n", -EINVAL },
 	{ CHUNKED, "0\r\n folded: 1\r\n\r\n", -EINVAL },
-	{ CHUNKED, "0\r\nX: 1\n\r\n", -EINVAL },
+	{ CHUNKED, "0\r\nX: 1\n\r\n", -EPERM }, /* refused at its name already */
 	{ CHUNKED, "0\r\n\r\r", -EINVAL },
 };
 
@@ -781,11 +783,18 @@ Test(egress_answer, framing)
 Test(egress_answer, body)
 {
 	static const char chunked[] = "4\r\nabcd\r\n0\r\n\r\nHTTP/1.1 200 OK";
+	static const char trailer[] = "0\r\nServer-Timing: a;dur=1\r\n\r\nHTTP/1.1 200 OK";
 	struct lr_http_body b;
 
 	lr_http_body_start(&b, LR_HTTP_BODY_CHUNKED, 0);
 	cr_expect_eq(lr_http_body_feed(&b, chunked, sizeof(chunked) - 1), 14);
 	cr_expect(b.done);
+	/* an answer's trailer fields go to the command, as they came */
+	lr_http_body_start(&b, LR_HTTP_BODY_CHUNKED, 0);
+	cr_expect_eq(lr_http_body_feed(&b, trailer, sizeof(trailer) - 1), 29);
+	cr_expect(b.done);
+	lr_http_body_start(&b, LR_HTTP_BODY_CHUNKED, 0);
+	cr_expect_eq(lr_http_body_feed(&b, "0\r\nX: 1\n\r\n", 10), -EINVAL);
 	lr_http_body_start(&b, LR_HTTP_BODY_CLOSE, 0);
 	cr_expect_eq(lr_http_body_feed(&b, chunked, sizeof(chunked) - 1),
 		     (long)sizeof(chunked) - 1);

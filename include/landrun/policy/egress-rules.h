@@ -254,8 +254,11 @@ struct lr_http_body {
 	bool done;		/* its end was seen: nothing after it is the body */
 	int state;		/* the chunk parser's */
 	unsigned digits;	/* of the chunk size being read */
+	bool no_trailer;	/* a trailer field is refused (a request's) */
 };
 
+/* A request's: a trailer field in it is -EPERM (the proxy judged the head
+ * only; a field after the body would pass unjudged). */
 void lr_http_body_init(struct lr_http_body *b, const struct lr_http_origin *req);
 /* The same for a body of KIND (LR_HTTP_BODY_LENGTH: LEN bytes); of
  * LR_HTTP_BODY_CLOSE, every byte is the body's and it is never done. */
@@ -266,7 +269,7 @@ void lr_http_body_start(struct lr_http_body *b, enum lr_http_body_kind kind, uin
  * the body's (all of them, or fewer where it ends: b->done), or -EINVAL for a
  * chunked body that is malformed (a size that is not hex, a chunk not
  * followed by CRLF, a bare CR or LF, a control byte in an extension or a
- * trailer, a folded trailer).
+ * trailer, a folded trailer), or -EPERM at a trailer field of a request's.
  */
 long lr_http_body_feed(struct lr_http_body *b, const char *buf, size_t len);
 
