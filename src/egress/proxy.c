@@ -1108,14 +1108,14 @@ static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, cons
 	if (*us) {
 		struct pollfd p = {.fd = *up, .events = POLLIN};
 		uint8_t addr[16];
-		int fd;
+		int fd, r;
 
 		if (SSL_pending(*us) == 0 && poll(&p, 1, 0) == 0)
 			return 0;
 		/* (the address first: a reset connection has none) */
-		fd = peer_addr(*up, addr);
-		if (fd < 0) {
-			lr_errf(err, errlen, "the upstream's connection: %s", strerror(-fd));
+		r = peer_addr(*up, addr);
+		if (r < 0) {
+			lr_errf(err, errlen, "the upstream's connection: %s", strerror(-r));
 			return -1;
 		}
 		lr_tls_close(*us);
