@@ -28,8 +28,13 @@ sync 'compadd() {
 	fi
 	builtin compadd "$@"
 }'
+# type only once the line editor has printed its prompt, so that it reads the
+# line itself (the echo of this command shows '<'rdy'>', not the prompt)
+zpty -w z "PS1='<'rdy'>'"
+zpty -r -m z got '*<rdy>*' || { print -u2 "zsh-complete: no prompt"; exit 1 }
 zpty -w -n z "$line"$'\t'
-for ((i = 0; i < 200; i++)); do [[ -e $out.done ]] && break; sleep 0.05; done
+for ((i = 0; i < 1200; i++)); do [[ -e $out.done ]] && break; sleep 0.05; done
+[[ -e $out.done ]] || print -u2 "zsh-complete: no completion of '$line' within 60 s"
 sync $'\C-u:'
 zpty -w z 'exit'
 while zpty -r z got; do :; done
