@@ -1082,7 +1082,10 @@ static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
 	return n;
 }
 
-/* The opener's opens that wait, each in a thread of its own. */
+/* The opener's opens that wait, each in a thread of its own.  (The path is
+ * the slot's own copy, made when it is taken: the loop looks at every slot
+ * at each request, and slots that held a PATH_MAX each would be 64 pages
+ * for it to fault in at start.) */
 enum { WAIT_FREE, WAIT_WAITING, WAIT_DONE };
 
 struct opener_wait {
@@ -1091,7 +1094,7 @@ struct opener_wait {
 	uint64_t id;
 	int sock, base, flags;
 	mode_t mode;
-	char path[PATH_MAX];
+	char *path;
 	pthread_t thread;
 };
 
@@ -1161,17 +1164,23 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 		close(base);
 		return -ENFILE; /* too many at once */
 	}
+	w->path = strdup(req->path);
+	if (!w->path) {
+		close(base);
+		return -ENOMEM;
+	}
 	w->id = req->id;
 	w->sock = sock;
 	w->base = base;
 	w->flags = req->flags;
 	w->mode = req->mode;
-	memcpy(w->path, req->path, sizeof(w->path));
 	atomic_store(&w->cancel, false);
 	atomic_store(&w->state, WAIT_WAITING);
 	if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, 64 * 1024) != 0 ||
 	    pthread_create(&w->thread, &attr, opener_wait_main, w) != 0) {
 		atomic_store(&w->state, WAIT_FREE);
+		free(w->path);
+		w->path = NULL;
 		close(base);
 		return -ENFILE;
 	}
@@ -1189,6 +1198,8 @@ static void opener_reap(void)
 			continue;
 		pthread_join(w->thread, NULL);
 		close(w->base);
+		free(w->path);
+		w->path = NULL;
 		atomic_store(&w->state, WAIT_FREE);
 	}
 }
