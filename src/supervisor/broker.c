@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -1237,25 +1238,40 @@ static int as_asked(int fd, uint64_t flags)
 	return -1;
 }
 
-/*
- * The opener: in the command's own Landlock domain (and the broker's
- * filter), it opens what it is asked, as the command would have, so that
- * the kernel decides.  Its own loop never waits: an open that may (above)
- * is made by a thread, answered WAITS at once and with its result when
- * done; one that is found to wait only when made (a file under a lease,
- * EWOULDBLOCK; a FIFO made meanwhile, ENXIO) is made again so.
- */
-static noreturn void opener_main(int sock)
+/* The opener's end: its waits interrupted and joined (a thread of theirs
+ * may still answer on SOCK, which stays open until none can). */
+static void opener_end(void)
 {
-	struct sigaction sa = { .sa_handler = wake_handler }; /* no SA_RESTART */
+	for (size_t i = 0; i < WAITERS; i++) {
+		struct opener_wait *w = &opener_waits[i];
+
+		if (atomic_load(&w->state) == WAIT_FREE)
+			continue;
+		atomic_store(&w->cancel, true);
+		pthread_kill(w->thread, WAKE_SIGNAL);
+		pthread_join(w->thread, NULL);
+		close(w->base);
+		free(w->path);
+		w->path = NULL;
+		atomic_store(&w->state, WAIT_FREE);
+	}
+}
+
+/*
+ * The opener: a thread of the broker's in the command's own Landlock
+ * domain (and the broker's filter), it opens what it is asked, as the
+ * command would have, so that the kernel decides.  Its own loop never
+ * waits: an open that may (above) is made by a thread, answered WAITS at
+ * once and with its result when done; one that is found to wait only when
+ * made (a file under a lease, EWOULDBLOCK; a FIFO made meanwhile, ENXIO) is
+ * made again so.  It returns when the broker has closed its end, or on a
+ * broken socket.
+ */
+static void opener_main(int sock)
+{
 	struct open_request req;
-	sigset_t set;
 	int base;
 
-	sigemptyset(&set);
-	sigaddset(&set, WAKE_SIGNAL);
-	if (sigaction(WAKE_SIGNAL, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		_exit(0);
 	for (;;) {
 		struct open_reply rep = { 0 };
 		ssize_t n = recv_with_fd(sock, &req, sizeof(req), &base);
@@ -1263,7 +1279,7 @@ static noreturn void opener_main(int sock)
 
 		opener_reap();
 		if (n == 0 || n == -EBADF || n == -ENOTCONN)
-			_exit(0);
+			return;
 		if (n == -EINTR)
 			continue; /* nothing read: the request is still there */
 		if (n > 0 && req.op == OPEN_CANCEL) {
@@ -1276,7 +1292,7 @@ static noreturn void opener_main(int sock)
 		if (n < 0 || base < 0 || req.op != OPEN_OPEN ||
 		    memchr(req.path, '\0', sizeof(req.path)) == NULL) {
 			if (n < 0 && n != -EPROTO && n != -EINTR)
-				_exit(0);
+				return;
 			rep.err = EPROTO;
 		} else if (open_waits(base, req.path, req.flags)) {
 			r = opener_wait(sock, &req, base);
@@ -1301,42 +1317,109 @@ static noreturn void opener_main(int sock)
 		}
 		if (base >= 0)
 			close(base);
-		if (send_with_fd(sock, &rep, sizeof(rep), rep.err || rep.waits ? -1 : fd) < 0)
-			_exit(0);
+		if (send_with_fd(sock, &rep, sizeof(rep), rep.err || rep.waits ? -1 : fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
 		if (fd >= 0)
 			close(fd);
 	}
 }
 
-/* Start the opener (before the broker's filter, which forbids it). */
+/* The opener thread's start: what it is given, and whether it is in the
+ * command's domain, for start_opener() to wait for. */
+struct opener_start {
+	int sock, ruleset;
+	uint32_t flags;
+	int err;
+	sem_t entered;
+};
+
+static void *opener_thread(void *arg)
+{
+	struct opener_start *st = arg;
+	struct sigaction sa = { .sa_handler = wake_handler }; /* no SA_RESTART */
+	char err[512];
+	int sock = st->sock, e = 0, r, bad;
+
+	/* Landlock's domain and seccomp's filter are the thread's own: the
+	 * broker's other threads keep theirs (never LANDLOCK_RESTRICT_SELF_TSYNC,
+	 * never SECCOMP_FILTER_FLAG_TSYNC).  So is its descriptor table, which
+	 * holds its socket only, as an opener process's would: nothing of
+	 * the broker's is within its reach, nor its descriptors in the
+	 * broker's table.  (Every signal is blocked here from the start: the
+	 * process's go to the broker's own thread.) */
+	if (sigaction(WAKE_SIGNAL, &sa, NULL) < 0 || unshare(CLONE_FILES) < 0 ||
+	    lr_ll_restrict_self(st->ruleset, st->flags & ~(uint32_t)LANDLOCK_RESTRICT_SELF_TSYNC) <
+		    0)
+		e = errno;
+	else if ((r = lr_exec_close_fds(&sock, 1, &bad)) < 0 ||
+		 (r = lr_seccomp_load_broker(false, err, sizeof(err))) < 0)
+		e = -r;
+	st->err = e;
+	sem_post(&st->entered); /* (ST is the starter's, gone after this) */
+	if (e)
+		return NULL;
+	opener_main(sock);
+	opener_end();
+	close(sock);
+	return NULL;
+}
+
+/*
+ * Start the opener, a thread in the command's domain (before the broker's
+ * filter, under which the thread loads its own): 0 once it is in that
+ * domain, or -errno.  A thread, not a process: no fork at the start, and
+ * each open outside the brokered grants is a switch between two threads
+ * of one address space, not between two processes.
+ */
 static int start_opener(struct lr_broker *b)
 {
-	char err[512];
-	int pair[2];
-	pid_t pid;
+	struct opener_start st = { .ruleset = b->ruleset, .flags = b->restrict_flags };
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+	int pair[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
+	st.sock = pair[1];
+	if (sem_init(&st.entered, 0, 0) < 0) {
+		r = -errno;
 		close(pair[0]);
 		close(pair[1]);
-		return -ENOMEM;
+		return r;
 	}
-	if (pid == 0) {
-		int keep = pair[1], bad;
-
+	sigfillset(&all);
+	r = pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (r == 0) {
+		r = pthread_attr_init(&attr);
+		if (r == 0) {
+			r = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			r = r ?: pthread_create(&t, &attr, opener_thread, &st);
+			pthread_attr_destroy(&attr);
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (r != 0) {
+		sem_destroy(&st.entered);
 		close(pair[0]);
-		if (lr_ll_restrict_self(b->ruleset, b->restrict_flags) < 0 ||
-		    lr_exec_close_fds(&keep, 1, &bad) < 0 ||
-		    fcntl(keep, F_SETFD, FD_CLOEXEC) < 0 ||
-		    lr_seccomp_load_broker(false, err, sizeof(err)) < 0)
-			_exit(LR_EXIT_FAILURE);
-		opener_main(keep);
+		close(pair[1]);
+		return -r;
 	}
-	close(pair[1]);
+	while (sem_wait(&st.entered) < 0 && errno == EINTR)
+		;
+	sem_destroy(&st.entered);
+	/* the thread has its own table and domain (or failed): the ruleset and
+	 * the thread's end are not this table's business any more */
 	close(b->ruleset);
 	b->ruleset = -1;
+	close(pair[1]);
+	if (st.err) {
+		close(pair[0]);
+		return -st.err;
+	}
 	b->opener = pair[0];
 	return 0;
 }

@@ -189,8 +189,8 @@ Test(tree, a_cycle_ends_within_the_room_given)
 }
 
 /* The tree of the supervisor 100: the command 101 with a child 105; the
- * egress helper 102 and the broker 103 (landrun's own), the broker's opener
- * 104 beneath it, and its child 106. */
+ * egress helper 102 and the broker 103 (landrun's own), a process 104
+ * beneath the broker, and its child 106. */
 static struct lr_tree_proc own_v[] = {{101, 100}, {102, 100}, {103, 100},
 				      {104, 103}, {105, 101}, {106, 104}};
 
