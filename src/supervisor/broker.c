@@ -1189,20 +1189,22 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 	return 0;
 }
 
+/* The wait W's thread joined, and its slot free. */
+static void opener_wait_free(struct opener_wait *w)
+{
+	pthread_join(w->thread, NULL);
+	close(w->base);
+	free(w->path);
+	w->path = NULL;
+	atomic_store(&w->state, WAIT_FREE);
+}
+
 /* The opener's waits done: joined, and their slots free. */
 static void opener_reap(void)
 {
-	for (size_t i = 0; i < WAITERS; i++) {
-		struct opener_wait *w = &opener_waits[i];
-
-		if (atomic_load(&w->state) != WAIT_DONE)
-			continue;
-		pthread_join(w->thread, NULL);
-		close(w->base);
-		free(w->path);
-		w->path = NULL;
-		atomic_store(&w->state, WAIT_FREE);
-	}
+	for (size_t i = 0; i < WAITERS; i++)
+		if (atomic_load(&opener_waits[i].state) == WAIT_DONE)
+			opener_wait_free(&opener_waits[i]);
 }
 
 /* OPEN_CANCEL: the open ID that waits is interrupted (its reply comes,
@@ -1249,11 +1251,7 @@ static void opener_end(void)
 			continue;
 		atomic_store(&w->cancel, true);
 		pthread_kill(w->thread, WAKE_SIGNAL);
-		pthread_join(w->thread, NULL);
-		close(w->base);
-		free(w->path);
-		w->path = NULL;
-		atomic_store(&w->state, WAIT_FREE);
+		opener_wait_free(w);
 	}
 }
 
