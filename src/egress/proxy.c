@@ -580,8 +580,8 @@ static short wants(const struct half *in, const struct half *out)
 	return (short)((!in->eof && !in->pending ? POLLIN : 0) | (out->pending ? POLLOUT : 0));
 }
 
-/* Copy both ways between A and B with splice(2), until both are done; at
- * most LIMIT bytes from A to B (SIZE_MAX: no limit). */
+/* Copy both ways between A and B, both non-blocking, with splice(2), until
+ * both are done; at most LIMIT bytes from A to B (SIZE_MAX: no limit). */
 static void relay(int a, int b, size_t limit)
 {
 	struct half h[2] = { { .from = a, .to = b, .pipe = { -1, -1 }, .left = limit },
@@ -595,8 +595,6 @@ static void relay(int a, int b, size_t limit)
 			goto out;
 		h[i].cap = (size_t)size;
 	}
-	if (fcntl(a, F_SETFL, O_NONBLOCK) < 0 || fcntl(b, F_SETFL, O_NONBLOCK) < 0)
-		goto out;
 	while (!(h[0].shut && h[1].shut)) {
 		struct pollfd p[2] = { { .fd = a, .events = wants(&h[0], &h[1]) },
 				       { .fd = b, .events = wants(&h[1], &h[0]) } };
@@ -1394,8 +1392,10 @@ static int next_conn(uint16_t *port)
 
 			if (!p[i].revents)
 				continue;
-			/* another worker may have taken it: EAGAIN */
-			fd = accept4(H.ls[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			/* another worker may have taken it: EAGAIN.  Non-blocking,
+			 * as the relay and read_head want it (the interception
+			 * makes it blocking, with bounds) */
+			fd = accept4(H.ls[i].fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 			if (fd >= 0) {
 				*port = H.ls[i].port;
 				return fd;
@@ -1472,6 +1472,15 @@ static int take_listener(const char *msg, int fd)
 		return -EPROTO;
 	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 		return -errno;
+	/* A proxy's client speaks first: a worker wakes once its request has
+	 * come, not for the handshake and again for the request (a forwarded
+	 * port's server may speak first).  Only a hint: a kernel that has it
+	 * not, or a socket that takes it not, costs a wake-up more. */
+	if (!port) {
+		int defer = HEAD_TIMEOUT_S;
+
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer));
+	}
 	l = &H.ls[H.n_ls++];
 	l->fd = fd;
 	l->port = (uint16_t)port;
