@@ -23,6 +23,7 @@
 #             is served on what they name, not its leader's
 #   races:    a second thread rewriting the path between an ordinary file and
 #             .env (reads), an ordinary name and .claude (mkdir)
+#   signals:  the command cannot kill the broker or its opener thread
 #   after:    a plain git status in the project and in its subdirectories
 #             runs nothing the command wrote
 
@@ -507,6 +508,50 @@ t_descriptors() {
 	assert "${D[1]}" eval '[ "$RC" = 13 ] && gone .env.quiet && err_has "refused creating $P/.env.quiet"'
 }
 
+# The broker refuses the protected names: the command must not be able to
+# end or stop it.  It serves the command from outside the command's domain,
+# and its opener is a thread of its own in a domain with the command's
+# rules: Landlock's signal scope (ABI 6) keeps the command's signals out of
+# both.  The command is told every thread of the broker (found from outside,
+# by its session) and sends each SIGKILL; the broker must live on and serve.
+t_signal() {
+	local D=("the command's SIGKILL of each of the broker's threads, its opener too: EPERM"
+		 "... and the broker serves on: a directory made at the root afterwards"
+		 "control: the same call ends the command's own child")
+	local cmd broker t i
+	needs_broker "${D[@]}" || return
+	if [ "$ABI" -lt 6 ]; then
+		for t in "${D[@]}"; do skip "$t" "needs Landlock ABI 6 (signal scoping)"; done
+		return
+	fi
+	project
+	(cd "$P" && exec setsid "$LANDRUN" "${SYS[@]}" --rwx "$P" --env PATH=/usr/bin:/bin -- \
+		/bin/sh -c 'try=$1; : >ready; while [ ! -e go ]; do sleep 0.05; done
+			for t in $(cat tids); do "$try" tgkill "$(cat tgid)" "$t" 9; echo "$?"; done
+			sleep 1000 & "$try" tgkill $! $! 9; echo "control $?"; wait $!; echo "child $?"
+			mkdir after' sh "$TRY") >"$W/out" 2>"$W/err" &
+	cmd=$!
+	wait_until "$WAIT_S" eval '[ -e "$P/ready" ] || ! kill -0 "$cmd" 2>/dev/null'
+	# the broker: the process of landrun's in the command's session (setsid
+	# made it the session's leader) that is not the command
+	broker=$(cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v s="$cmd" '$2 == "(landrun)" && $6 == s { print $1 }')
+	i=0
+	if [ -n "$broker" ] && [ "$broker" != "$cmd" ]; then
+		echo "$broker" >"$P/tgid"
+		ls "/proc/$broker/task" >"$P/tids"
+		i=$(wc -l <"$P/tids")
+	fi
+	touch "$P/go"
+	wait "$cmd"
+	RC=$?
+	assert "${D[0]} ($i threads of broker ${broker:-none}: $(grep -cx 1 "$W/out") EPERM, RC $RC)" \
+		eval '[ "$i" -ge 2 ] && [ "$(grep -cx 1 "$W/out")" = "$i" ]'
+	assert "${D[1]}" eval '[ "$RC" = 0 ] && [ -d "$P/after" ]'
+	assert "${D[2]} ($(grep -E "control|child" "$W/out" | tr '\n' ' '))" \
+		eval 'grep -qx "control 0" "$W/out" && grep -qx "child 137" "$W/out"'
+}
+
 t_works
 t_refused
 t_tmpfile
@@ -515,6 +560,7 @@ t_fifo_outside
 t_lease
 t_threads
 t_descriptors
+t_signal
 t_shebang
 t_races
 t_after

@@ -8,7 +8,7 @@
  * an inherited fd), env, caps (the capability and NoNewPrivs lines of
  * /proc/self/status), ids (the real, effective and saved uids and gids and
  * the supplementary groups), pid, exit N, kill N (its own death by signal
- * N), and abi (the Landlock ABI, so that
+ * N), tgkill TGID TID SIG (signal one thread of any process), and abi (the Landlock ABI, so that
  * the tests can name a missing kernel feature when they skip).
  *
  * Metadata, by path and by descriptor (the f* forms open the file read-only,
@@ -715,6 +715,8 @@ int main(int argc, char **argv)
 		kill(getpid(), atoi(a));
 		return USAGE_ERROR; /* it was not deadly */
 	}
+	if (!strcmp(op, "tgkill") && argc == 5)
+		return result(syscall(SYS_tgkill, atoi(a), atoi(b), atoi(argv[4])));
 	if (!strcmp(op, "read"))
 		return op_read(a);
 	if (!strcmp(op, "write"))
