@@ -664,42 +664,119 @@ struct targets {
 	char refused[128];	/* the first special address left out, and why */
 };
 
-/* The addresses HOST may be reached at: resolved here, outside, and without
- * the special ones the user did not allow by address.  0, or -errno/EAI. */
-static int resolve(const char *host, uint16_t port, struct targets *t, const char **gai)
+/*
+ * Names resolved, kept for a while: a client that opens one connection after
+ * another to its provider (a harness does) waits for the resolver once, not
+ * at each.  getaddrinfo does not tell the records' TTL, so a fixed one, as
+ * the JVM's and browsers' caches keep; a failure is not kept.  What is kept
+ * is every address the name had, the special ones too: each request judges
+ * them again for its own port.
+ */
+#define NAMES_MAX 32
+#define NAME_TTL_S 30
+
+struct resolved {
+	char host[256];
+	struct timespec at;	/* CLOCK_MONOTONIC; tv_sec 0: a free slot */
+	uint8_t addr[MAX_TARGETS][16];
+	size_t n;
+};
+
+static struct resolved names[NAMES_MAX];
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* HOST's addresses in R, from the cache or the resolver: 0, or -ENOENT and
+ * *GAI says why. */
+static int lookup(const char *host, struct resolved *r, const char **gai)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
-	int r = getaddrinfo(host, NULL, &hints, &res);
+	size_t len = strlen(host), oldest = 0;
+	struct timespec now;
+	bool fresh = false;
+	int e;
 
-	t->n = 0;
-	t->refused[0] = '\0';
-	if (r != 0) {
-		*gai = r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r);
+	if (len >= sizeof(r->host) || clock_gettime(CLOCK_MONOTONIC, &now) < 0)
+		now.tv_sec = 0; /* neither kept nor looked for */
+	if (now.tv_sec) {
+		pthread_mutex_lock(&names_lock);
+		for (size_t i = 0; i < NAMES_MAX && !fresh; i++) {
+			if (names[i].at.tv_sec && !strcmp(names[i].host, host) &&
+			    since(&names[i].at, &now) < NAME_TTL_S) {
+				*r = names[i];
+				fresh = true;
+			}
+		}
+		pthread_mutex_unlock(&names_lock);
+		if (fresh)
+			return 0;
+	}
+	e = getaddrinfo(host, NULL, &hints, &res);
+	if (e != 0) {
+		*gai = e == EAI_SYSTEM ? strerror(errno) : gai_strerror(e);
 		return -ENOENT;
 	}
-	for (ai = res; ai && t->n < MAX_TARGETS; ai = ai->ai_next) {
+	r->n = 0;
+	for (ai = res; ai && r->n < MAX_TARGETS; ai = ai->ai_next) {
 		uint8_t a[16];
-		const char *cls;
 		bool dup = false;
 
 		if (lr_egress_addr_from(ai->ai_addr, a) < 0)
 			continue;
-		for (size_t i = 0; i < t->n; i++)
-			dup |= memcmp(t->addr[i], a, 16) == 0;
-		cls = lr_egress_addr_class(a);
-		if (cls && !lr_egress_addr_allowed(H.dests, H.n_dests, a, port)) {
+		for (size_t i = 0; i < r->n; i++)
+			dup |= memcmp(r->addr[i], a, 16) == 0;
+		if (!dup)
+			memcpy(r->addr[r->n++], a, 16);
+	}
+	freeaddrinfo(res);
+	if (!now.tv_sec)
+		return 0;
+	memcpy(r->host, host, len + 1);
+	r->at = now;
+	pthread_mutex_lock(&names_lock);
+	for (size_t i = 0; i < NAMES_MAX; i++) {
+		if (!names[i].at.tv_sec || !strcmp(names[i].host, host)) {
+			oldest = i;
+			break;
+		}
+		if (since(&names[i].at, &names[oldest].at) > 0)
+			oldest = i;
+	}
+	names[oldest] = *r;
+	pthread_mutex_unlock(&names_lock);
+	return 0;
+}
+
+/* The addresses HOST may be reached at: resolved here, outside, and without
+ * the special ones the user did not allow by address.  0, or -ENOENT and
+ * *GAI says why. */
+static int resolve(const char *host, uint16_t port, struct targets *t, const char **gai)
+{
+	struct resolved r;
+	int e = lookup(host, &r, gai);
+
+	t->n = 0;
+	t->refused[0] = '\0';
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < r.n; i++) {
+		const char *cls = lr_egress_addr_class(r.addr[i]);
+
+		if (cls && !lr_egress_addr_allowed(H.dests, H.n_dests, r.addr[i], port)) {
 			if (!t->refused[0]) {
 				char text[64];
 
 				snprintf(t->refused, sizeof(t->refused), "%s (%s)",
-					 lr_egress_addr_text(a, text, sizeof(text)), cls);
+					 lr_egress_addr_text(r.addr[i], text, sizeof(text)), cls);
 			}
 			continue;
 		}
-		if (!dup)
-			memcpy(t->addr[t->n++], a, 16);
+		memcpy(t->addr[t->n++], r.addr[i], 16);
 	}
-	freeaddrinfo(res);
 	return 0;
 }
 

@@ -402,6 +402,16 @@ mark private
 client --allow-domain 10.1.1.1:8080 -- "$PYTHON" "$W/ro/client.py" connect 10.1.1.1:8080
 assert "... and CONNECT to the address itself" out_has "STATUS 200"
 saw "private address allowed, CONNECT" private
+# a name is looked up once for a while (the proxy keeps it), and each
+# request judges its addresses again, for its own port: private.test's
+# 10.1.1.1 is allowed on 8080 only
+mark private
+lr --allow-domain private.test:8080,private.test:8081,10.1.1.1:8080 -- /bin/sh -c '
+	for p in 8080 8081 8080; do "$0" "$1" connect "private.test:$p"; done' "$PYTHON" "$W/ro/client.py"
+assert "private.test :8080, :8081, :8080 again in one run: 200, 403, 200 ($(grep -o 'STATUS [0-9]*' "$W/out" | tr '\n' ' '))" \
+	eval '[ "$(grep -o "STATUS [0-9]*" "$W/out" | tr "\n" " ")" = "STATUS 200 STATUS 403 STATUS 200 " ] &&
+		out_has "error=destination_ip_prohibited"'
+assert "... the private witness saw the two allowed" wait_count private $((BEFORE + 2))
 
 # the host's loopback: the --connect-tcp port is forwarded, at the same address
 mark forwarded
