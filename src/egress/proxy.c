@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -580,6 +581,54 @@ static short wants(const struct half *in, const struct half *out)
 	return (short)((!in->eof && !in->pending ? POLLIN : 0) | (out->pending ? POLLOUT : 0));
 }
 
+/*
+ * A worker's relay pipes, kept from one connection to the next (two
+ * pipe2 and two fcntl calls and four closes fewer each): only a pipe that is
+ * empty, as the kernel counts it, and was never grown (a grown one holds
+ * the user's pipe budget).  Closed when the worker ends.
+ */
+static __thread int kept[2][2] = { { -1, -1 }, { -1, -1 } };
+static __thread size_t kept_cap[2];
+
+static void drop_pipe(int p[2])
+{
+	for (int j = 0; j < 2; j++)
+		if (p[j] >= 0)
+			close(p[j]);
+	p[0] = p[1] = -1;
+}
+
+static int take_pipe(int i, struct half *h)
+{
+	int size;
+
+	if (kept[i][0] >= 0) {
+		memcpy(h->pipe, kept[i], sizeof(h->pipe));
+		kept[i][0] = kept[i][1] = -1;
+		h->cap = kept_cap[i];
+		return 0;
+	}
+	if (pipe2(h->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	if ((size = fcntl(h->pipe[1], F_GETPIPE_SZ)) <= 0)
+		return -EIO;
+	h->cap = (size_t)size;
+	return 0;
+}
+
+static void give_back_pipe(int i, struct half *h)
+{
+	int left = -1;
+
+	if (h->pipe[0] >= 0 && !h->grown && kept[i][0] < 0 &&
+	    ioctl(h->pipe[0], FIONREAD, &left) == 0 && left == 0) {
+		memcpy(kept[i], h->pipe, sizeof(h->pipe));
+		kept_cap[i] = h->cap;
+		h->pipe[0] = h->pipe[1] = -1;
+	}
+	drop_pipe(h->pipe);
+}
+
 /* Copy both ways between A and B, both non-blocking, with splice(2), until
  * both are done; at most LIMIT bytes from A to B (SIZE_MAX: no limit). */
 static void relay(int a, int b, size_t limit)
@@ -587,14 +636,9 @@ static void relay(int a, int b, size_t limit)
 	struct half h[2] = { { .from = a, .to = b, .pipe = { -1, -1 }, .left = limit },
 			     { .from = b, .to = a, .pipe = { -1, -1 }, .left = SIZE_MAX } };
 
-	for (int i = 0; i < 2; i++) {
-		int size;
-
-		if (pipe2(h[i].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-		    (size = fcntl(h[i].pipe[1], F_GETPIPE_SZ)) <= 0)
+	for (int i = 0; i < 2; i++)
+		if (take_pipe(i, &h[i]) < 0)
 			goto out;
-		h[i].cap = (size_t)size;
-	}
 	while (!(h[0].shut && h[1].shut)) {
 		struct pollfd p[2] = { { .fd = a, .events = wants(&h[0], &h[1]) },
 				       { .fd = b, .events = wants(&h[1], &h[0]) } };
@@ -608,9 +652,7 @@ static void relay(int a, int b, size_t limit)
 	}
 out:
 	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			if (h[i].pipe[j] >= 0)
-				close(h[i].pipe[j]);
+		give_back_pipe(i, &h[i]);
 }
 
 static long long now_ms(void)
@@ -1515,6 +1557,8 @@ static void *worker(void *arg)
 			break;
 		atomic_fetch_add(&idle, 1);
 	}
+	drop_pipe(kept[0]);
+	drop_pipe(kept[1]);
 	atomic_fetch_sub(&total, 1);
 	return arg;
 }
