@@ -1595,8 +1595,8 @@ static int take_listener(const char *msg, int fd)
 		return -errno;
 	/* A proxy's client speaks first: a worker wakes once its request has
 	 * come, not for the handshake and again for the request (a forwarded
-	 * port's server may speak first).  Only a hint: a kernel that has it
-	 * not, or a socket that takes it not, costs a wake-up more. */
+	 * port's server may speak first).  Only a hint: where the kernel
+	 * refuses it, a worker wakes once more. */
 	if (!port) {
 		int defer = HEAD_TIMEOUT_S;
 
