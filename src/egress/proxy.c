@@ -655,11 +655,13 @@ out:
 		give_back_pipe(i, &h[i]);
 }
 
+/* CLOCK_MONOTONIC in ms; 0 if it cannot be read */
 static long long now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return 0;
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -719,7 +721,7 @@ struct targets {
 
 struct resolved {
 	char host[256];
-	struct timespec at;	/* CLOCK_MONOTONIC; tv_sec 0: a free slot */
+	long long at;		/* now_ms() when resolved; 0: a free slot */
 	uint8_t addr[MAX_TARGETS][16];
 	size_t n;
 };
@@ -727,28 +729,21 @@ struct resolved {
 static struct resolved names[NAMES_MAX];
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double since(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 /* HOST's addresses in R, from the cache or the resolver: 0, or -ENOENT and
  * *GAI says why. */
 static int lookup(const char *host, struct resolved *r, const char **gai)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
 	size_t len = strlen(host), oldest = 0;
-	struct timespec now;
+	long long now = len < sizeof(r->host) ? now_ms() : 0; /* 0: neither kept nor looked for */
 	bool fresh = false;
 	int e;
 
-	if (len >= sizeof(r->host) || clock_gettime(CLOCK_MONOTONIC, &now) < 0)
-		now.tv_sec = 0; /* neither kept nor looked for */
-	if (now.tv_sec) {
+	if (now > 0) {
 		pthread_mutex_lock(&names_lock);
 		for (size_t i = 0; i < NAMES_MAX && !fresh; i++) {
-			if (names[i].at.tv_sec && !strcmp(names[i].host, host) &&
-			    since(&names[i].at, &now) < NAME_TTL_S) {
+			if (names[i].at && !strcmp(names[i].host, host) &&
+			    now - names[i].at < NAME_TTL_S * 1000LL) {
 				*r = names[i];
 				fresh = true;
 			}
@@ -775,17 +770,17 @@ static int lookup(const char *host, struct resolved *r, const char **gai)
 			memcpy(r->addr[r->n++], a, 16);
 	}
 	freeaddrinfo(res);
-	if (!now.tv_sec)
+	if (now <= 0)
 		return 0;
 	memcpy(r->host, host, len + 1);
 	r->at = now;
 	pthread_mutex_lock(&names_lock);
 	for (size_t i = 0; i < NAMES_MAX; i++) {
-		if (!names[i].at.tv_sec || !strcmp(names[i].host, host)) {
+		if (!names[i].at || !strcmp(names[i].host, host)) {
 			oldest = i;
 			break;
 		}
-		if (since(&names[i].at, &names[oldest].at) > 0)
+		if (names[i].at < names[oldest].at)
 			oldest = i;
 	}
 	names[oldest] = *r;
