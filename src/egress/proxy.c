@@ -610,8 +610,10 @@ static int take_pipe(int i, struct half *h)
 	}
 	if (pipe2(h->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
-	if ((size = fcntl(h->pipe[1], F_GETPIPE_SZ)) <= 0)
+	if ((size = fcntl(h->pipe[1], F_GETPIPE_SZ)) <= 0) {
+		drop_pipe(h->pipe); /* not kept: its size is not known */
 		return -EIO;
+	}
 	h->cap = (size_t)size;
 	return 0;
 }
