@@ -68,6 +68,7 @@ if ! { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -day
 fi
 
 LOG=$W/requests.jsonl
+: >"$LOG" || exit 1
 echo '[]' >"$W/script.json"
 python3 "$HERE/fake_model.py" --host 11.1.1.1 --port 443 --tls "$C/cert.pem" "$C/key.pem" \
 	--script "$W/script.json" --log "$LOG" --port-file "$W/port" --lifetime 500 \
@@ -133,7 +134,8 @@ steps() { # TOOL ARGNAME HOST PATH HEADER
  {\"name\": \"$1\", \"arguments\": {\"$2\": \"$files_cmd\", \"description\": \"upload\"}}]"
 }
 judge_steps() { # WHO VAR
-	lr_read_results "$LOG" "$W/results"
+	# this run's requests only: an earlier harness's results must not pass for its
+	since >"$W/since.jsonl" && lr_read_results "$W/since.jsonl" "$W/results"
 	if has 1 "^$2=landrun-placeholder" && ! result 1 | grep -q "$KEY"; then
 		ok "$1: the agent's environment holds the placeholder, not the key"
 	else
@@ -194,7 +196,10 @@ if [ -z "$CX" ]; then
 else
 	steps exec_command cmd api.openai.com /v1/files Authorization
 	BEFORE=$(wc -l <"$LOG")
-	run OPENAI_API_KEY -- "$CX" exec --skip-git-repo-check -c approval_policy=never \
+	# a model Codex knows nothing of: it offers its tools as they are
+	# (exec_command); for its default model it wraps them in a JavaScript
+	# "exec" tool, which the fake model does not speak
+	run OPENAI_API_KEY -- "$CX" exec --skip-git-repo-check -m fake-model -c approval_policy=never \
 		-c sandbox_mode=danger-full-access "Run the landrun provider test."
 	RC=$?
 	if [ "$RC" = 0 ] && sent_key /v1/responses authorization "Bearer $KEY"; then
