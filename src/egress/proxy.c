@@ -990,13 +990,117 @@ static int answer_head(SSL *from, char *buf, size_t *have)
 	return 0;
 }
 
+/* One way of an upgraded connection: what FROM sent that TO has not taken. */
+struct tls_half {
+	SSL *from, *to;
+	char buf[HEAD_MAX];
+	size_t len, off;
+	short wants;	/* what the SSL it waits on (TO while it holds bytes) asked for */
+};
+
+/* What the SSL call on S that returned N waits for, in *WANTS: 0; 1 at
+ * the peer's close_notify; -1 when the connection is broken. */
+static int tls_wants(SSL *s, int n, short *wants)
+{
+	int e = SSL_get_error(s, n);
+
+	ERR_clear_error();
+	*wants = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+	return *wants ? 0 : e == SSL_ERROR_ZERO_RETURN ? 1 : -1;
+}
+
+/* Move what H can move now: 0 once it would wait; 1 once FROM has ended,
+ * and all it sent went on; 2 after a burst of records, so that the other
+ * way is served too (a side that never pauses does not hold the relay); -1. */
+static int tls_pump(struct tls_half *h)
+{
+	for (int records = 0; records < 16; records++) {
+		int n;
+
+		if (h->off < h->len) {
+			n = SSL_write(h->to, h->buf + h->off, (int)(h->len - h->off));
+			if (n <= 0)
+				return tls_wants(h->to, n, &h->wants) ? -1 : 0;
+			h->off += (size_t)n;
+			continue;
+		}
+		n = SSL_read(h->from, h->buf, sizeof(h->buf));
+		if (n <= 0)
+			return tls_wants(h->from, n, &h->wants);
+		h->len = (size_t)n;
+		h->off = 0;
+	}
+	return 2;
+}
+
+static short tls_events(const struct tls_half *h, const SSL *s)
+{
+	return (h->off < h->len ? h->to : h->from) == s ? h->wants : 0;
+}
+
 /*
- * The answer to a METHOD request, from the upstream to the command, up to
- * where its framing ends it (lr_http_parse_answer), interim answers first:
- * true if both connections may carry the next request.  An answer that
- * cannot be framed goes on as it is, to the upstream's close.
+ * An upgraded connection (a WebSocket the upstream accepted): both ways as
+ * it comes, the bytes each side sent early first (TO_UP: the command's,
+ * TO_CMD: the upstream's), until one side ends or breaks it.  The proxy no
+ * longer reads what goes through: the opening was judged, and carried the
+ * secret header; nothing the command sends can change to whom it goes.
  */
-static bool relay_answer(SSL *from, SSL *to, const char *method)
+static void relay_upgraded(SSL *cmd, SSL *up, const char *to_up, size_t up_len,
+			   const char *to_cmd, size_t cmd_len)
+{
+	struct tls_half *h = calloc(2, sizeof(*h));
+	int fd[2] = { SSL_get_fd(cmd), SSL_get_fd(up) };
+
+	if (!h || fd[0] < 0 || fd[1] < 0)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		int fl = fcntl(fd[i], F_GETFL);
+
+		if (fl < 0 || fcntl(fd[i], F_SETFL, fl | O_NONBLOCK) < 0)
+			goto out;
+	}
+	h[0] = (struct tls_half){ .from = cmd, .to = up, .len = up_len };
+	h[1] = (struct tls_half){ .from = up, .to = cmd, .len = cmd_len };
+	memcpy(h[0].buf, to_up, up_len);
+	memcpy(h[1].buf, to_cmd, cmd_len);
+	for (;;) {
+		struct pollfd p[2];
+		int r0 = tls_pump(&h[0]), r1 = r0 == 0 || r0 == 2 ? tls_pump(&h[1]) : r0;
+
+		if (r0 == 1 || r0 < 0 || r1 == 1 || r1 < 0)
+			break;
+		if (r0 == 2 || r1 == 2)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			SSL *s = i ? up : cmd;
+
+			p[i] = (struct pollfd){ .fd = fd[i],
+						.events = (short)(tls_events(&h[0], s) |
+								  tls_events(&h[1], s)) };
+		}
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		/* a side that broke, or hung up with nothing for the other to read */
+		for (int i = 0; i < 2; i++)
+			if ((p[i].revents & (POLLERR | POLLNVAL)) ||
+			    ((p[i].revents & POLLHUP) && !(p[i].events & POLLIN)))
+				goto out;
+	}
+out:
+	if (h)
+		explicit_bzero(h, 2 * sizeof(*h));
+	free(h);
+}
+
+/*
+ * The answer to REQ, from the upstream to the command, up to where its
+ * framing ends it (lr_http_parse_answer), interim answers first: true if
+ * both connections may carry the next request.  An answer that cannot be
+ * framed goes on as it is, to the upstream's close.  A WebSocket's opening
+ * that the upstream accepts (101) becomes relay_upgraded, with what the
+ * command sent after it (IN).
+ */
+static bool relay_answer(SSL *from, SSL *to, const struct lr_http_origin *req, struct inbox *in)
 {
 	char buf[HEAD_MAX];
 	struct lr_http_answer a;
@@ -1008,7 +1112,13 @@ static bool relay_answer(SSL *from, SSL *to, const char *method)
 	for (;;) {
 		r = answer_head(from, buf, &have);
 		if (r == 0)
-			r = lr_http_parse_answer(buf, have, method, &a);
+			r = lr_http_parse_answer(buf, have, req->method, &a);
+		if (r == 0 && a.status == 101 && req->websocket) {
+			if (lr_tls_write_all(to, buf, a.head_len) == 0)
+				relay_upgraded(to, from, in->buf, in->have, buf + a.head_len,
+					       have - a.head_len);
+			return false;
+		}
 		if (r == 0) {
 			lr_http_body_start(&b, a.body, a.body_len);
 			take = lr_http_body_feed(&b, buf + a.head_len, have - a.head_len);
@@ -1189,7 +1299,7 @@ static void judge_origin(const struct lr_http_site *site, const char *buf, size_
 		refuse(v, "refused", 400, "http_request_error", why, why);
 		return;
 	}
-	v->d.request = req->method;
+	v->d.request = req->websocket ? "WEBSOCKET" : req->method;
 	lr_http_judge(site, buf, req, &hv);
 	if (hv.status) {
 		snprintf(v->detail, sizeof(v->detail), "%s", hv.reason);
@@ -1299,7 +1409,7 @@ static bool forward_origin(int client, SSL *cs, int *up, SSL **us, const struct 
 	v->d.verdict = "allowed";
 	v->d.address = address;
 	decided(&v->d);
-	return relay_answer(*us, cs, req->method) && !req->close;
+	return relay_answer(*us, cs, req, in) && !req->close;
 }
 
 /*

@@ -480,6 +480,12 @@ int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req
 	req->body_len = f.length;
 	req->expect_continue = expects_continue(buf, req);
 	req->close = header_token(buf, req->head_len, "connection", "close", false);
+	req->websocket = header_token(buf, req->head_len, "upgrade", "websocket", false) &&
+			 header_token(buf, req->head_len, "connection", "upgrade", false);
+	if (req->websocket && (strcmp(req->method, "GET") != 0 ||
+			       (req->body != LR_HTTP_BODY_NONE &&
+				!(req->body == LR_HTTP_BODY_LENGTH && req->body_len == 0))))
+		return bad(why, "a WebSocket opening that is not a GET without a body");
 	return 0;
 }
 
@@ -530,11 +536,18 @@ static bool is_placeholder(const char *v, size_t n)
 	return n == pl && memcmp(v, LR_EGRESS_PLACEHOLDER, pl) == 0;
 }
 
+/* The method rules see: a WebSocket's GET opens a channel both ways, which
+ * a rule for GET (reading) does not allow; one for WEBSOCKET or * does. */
+static const char *judged_method(const struct lr_http_origin *req)
+{
+	return req->websocket ? "WEBSOCKET" : req->method;
+}
+
 static bool rule_matches(const struct lr_http_allow *a, const struct lr_http_origin *req)
 {
 	size_t pl = strlen(a->path);
 
-	if (strcmp(a->method, "*") != 0 && strcmp(a->method, req->method) != 0)
+	if (strcmp(a->method, "*") != 0 && strcmp(a->method, judged_method(req)) != 0)
 		return false;
 	if (a->prefix)
 		return req->path_len >= pl && memcmp(req->target, a->path, pl) == 0;
@@ -569,7 +582,7 @@ void lr_http_judge(const struct lr_http_site *site, const char *buf,
 		v->status = 403;
 		v->error = "http_request_denied";
 		snprintf(v->reason, sizeof(v->reason), "%s %s on %s:%u is not in --allow-request "
-			 "(%zu rule%s for this host)", req->method, path, site->host, site->port,
+			 "(%zu rule%s for this host)", judged_method(req), path, site->host, site->port,
 			 site->n_allow, site->n_allow == 1 ? "" : "s");
 		return;
 	}
@@ -660,7 +673,11 @@ int lr_http_origin_upstream(const struct lr_http_site *site, const char *buf,
 		r = r ?: lr_buf_add(out, site->header_value, strlen(site->header_value));
 		r = r ?: lr_buf_add(out, "\r\n", 2);
 	}
-	if (r == 0 && req->close)
+	/* the opening of a WebSocket asks for it again: the Connection and
+	 * Upgrade the command sent were hop-by-hop, and dropped */
+	if (r == 0 && req->websocket)
+		r = lr_buf_add(out, "Connection: Upgrade\r\nUpgrade: websocket\r\n", 41);
+	else if (r == 0 && req->close)
 		r = lr_buf_add(out, "Connection: close\r\n", 19);
 	return r ?: lr_buf_add(out, "\r\n", 2);
 }

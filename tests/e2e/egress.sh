@@ -884,6 +884,31 @@ def read_until(conn, data, marker):
         data += chunk
     return data
 
+def h_up(hdr):
+    return ",".join(hdr.get("upgrade", [])).lower() == "websocket"
+
+def upgraded(name, conn, hdr, method, path, rest):
+    """A WebSocket's opening, accepted (101) with bytes of its own right
+    after the head; then every chunk that comes echoed as b"echo:" + it
+    (the bytes, not frames: the proxy reads neither), to the end."""
+    rec(name, "%s %s upgrade auth=%s conn=%s upgrade=%s early=%r" % (
+        method, path, ",".join(hdr.get("authorization", ["-"])),
+        ",".join(hdr.get("connection", ["-"])), ",".join(hdr.get("upgrade", ["-"])), rest))
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\n\r\nearly-up;")
+    if rest:
+        conn.sendall(b"echo:" + rest + b";")
+    total = 0
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        total += len(chunk)
+        # the two small messages echoed marked, the large one as it is
+        conn.sendall(b"echo:" + chunk + b";" if total <= 14 else chunk)
+    rec(name, "upgraded end, %d bytes after the opening" % (len(rest) + total))
+    return False, False, b""
+
 def one_request(name, conn, rest, n):
     """One request from REST and CONN, answered: False if it was the last."""
     data = read_until(conn, rest, b"\r\n\r\n")
@@ -919,6 +944,8 @@ def one_request(name, conn, rest, n):
                 break
             body += rest[:size]
             rest = rest[size + 2:]
+    if h_up(hdr) and path == "/v1/ws":
+        return upgraded(name, conn, hdr, method, path, rest)
     # what else comes before the answer (a pipelined request must not)
     if path.startswith("/v1/held"):
         conn.settimeout(1)
@@ -1406,6 +1433,72 @@ if wait_count provider $((BEFORE + 2)) && test -e "$W/ro/provider-closed-1" &&
 else
 	tap_not_ok "... the provider saw: $(tail -n 2 "$W/provider.log" | tr '\n' ' ')"
 fi
+
+# a WebSocket (RFC 6455): its opening judged as WEBSOCKET (its own rule: a
+# rule for GET does not allow it), then both ways as they come, bytes the
+# proxy does not read: what each side sent right after the opening first,
+# then a small message each way, then a large one that takes many records
+cat >"$W/ro/tlsws.py" <<'EOF'
+import os, socket, ssl, sys
+path, auth = sys.argv[1], sys.argv[2]
+ph, pp = os.environ["HTTPS_PROXY"].split("//")[1].rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=10)
+s.sendall(b"CONNECT api.provider.test:9443 HTTP/1.1\r\nHost: api.provider.test:9443\r\n\r\n")
+assert s.recv(4096).startswith(b"HTTP/1.1 200"), "no tunnel"
+t = ssl.create_default_context().wrap_socket(s, server_hostname="api.provider.test")
+t.sendall(("GET %s HTTP/1.1\r\nHost: api.provider.test:9443\r\nUpgrade: websocket\r\n"
+           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZQ==\r\n"
+           "Sec-WebSocket-Version: 13\r\nAuthorization: %s\r\n\r\n" % (path, auth)).encode()
+          + b"early-cmd")
+got = b""
+def until(want):
+    global got
+    while want not in got:
+        chunk = t.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    return want in got
+until(b"\r\n\r\n")
+print("STATUS", got.split(b" ")[1].decode())
+if not got.startswith(b"HTTP/1.1 101"):
+    until(b"}")
+    print(got.decode(errors="replace").split("\r\n\r\n")[-1].strip())
+    sys.exit(0)
+print("EARLY", until(b"early-up;") and until(b"echo:early-cmd;"))
+t.sendall(b"ping1")
+print("SMALL", until(b"echo:ping1;"))
+big = os.urandom(300000)
+t.sendall(big)
+print("LARGE", until(big))
+t.close()
+EOF
+WSRULE=(--allow-request 'api.provider.test:9443=WEBSOCKET /v1/ws')
+mark provider
+sec "${WSRULE[@]}" -- "$PYTHON" "$W/ro/tlsws.py" /v1/ws "Bearer landrun-placeholder"
+assert "intercepted: a WebSocket under a WEBSOCKET rule: 101, and both ways as they come" \
+	eval 'grep -qx "STATUS 101" "$W/out" && grep -qx "EARLY True" "$W/out" &&
+		grep -qx "SMALL True" "$W/out" && grep -qx "LARGE True" "$W/out"'
+if wait_count provider $((BEFORE + 2)) &&
+	grep -qF "GET /v1/ws upgrade auth=Bearer $KEY conn=Upgrade upgrade=websocket" "$W/provider.log" &&
+	last_has provider "upgraded end, 300014 bytes after the opening"; then
+	tap_ok "... the provider got the opening with the real key, and every byte after it"
+else
+	tap_not_ok "... the provider saw: $(tail -n 2 "$W/provider.log" | tr '\n' ' ')"
+fi
+refused_ws() { # DESC WANT PATH AUTH
+	local ws_want=$2
+	mark provider
+	sec "${WSRULE[@]}" -- "$PYTHON" "$W/ro/tlsws.py" "$3" "$4"
+	assert "intercepted: a WebSocket $1: 403" \
+		eval 'grep -qx "STATUS 403" "$W/out" && grep -qF -- "$ws_want" "$W/out"'
+	saw_nothing "intercepted: a WebSocket $1" provider
+}
+refused_ws "where a rule allows GET only (/v1/models/*)" \
+	"WEBSOCKET /v1/models/x on api.provider.test:9443 is not in --allow-request" \
+	/v1/models/x "Bearer landrun-placeholder"
+refused_ws "with another key" "a credential of the command's own (Authorization)" \
+	/v1/ws "Bearer sk-attacker"
 
 # a host not intercepted still tunnels, end to end (its own certificate)
 mark allowed_tls

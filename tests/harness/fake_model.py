@@ -16,14 +16,23 @@ and serves
     GET  /api.json                  a model catalogue as models.opencode.ai's:
                                     OpenCode Zen with one free model, "fake-free"
     POST /v1/responses              OpenAI Responses API (Codex), streamed
+    GET  /v1/responses (WebSocket)  the same as a WebSocket (RFC 6455), as Codex
+                                    asks for it first: each "response.create"
+                                    message (a POST's body, or what follows a
+                                    previous_response_id of the connection's)
+                                    answered with the same events, a text
+                                    message each
     POST /v1/messages               Anthropic Messages API (Claude Code, which
                                     adds ?beta=true), streamed (SSE) or not
     POST /v1/messages/count_tokens  a constant count
 Every request is appended to --log as one JSON line (its method, path, body,
 and the credential headers it carried: authorization, x-api-key), so the
-test can check what the harness sent to the model.  With --tls, HTTPS with
-that certificate and key (a provider's API behind its real name, in a test
-of the proxy's TLS path); --port, a given port instead of a free one.
+test can check what the harness sent to the model; a WebSocket's opening
+as method "WEBSOCKET", and each of its messages as a "WS" request to its
+path, with the opening's credentials and the whole conversation as body.
+With --tls, HTTPS with that certificate and key (a provider's API behind
+its real name, in a test of the proxy's TLS path); --port, a given port
+instead of a free one.
 
 The replies follow --script (read at each request, so it may be written
 after the server started), a JSON list of tool calls, the same for every API:
@@ -34,7 +43,8 @@ already made in its conversation (assistant tool_calls, tool_use blocks,
 function_call items) says which one.  The N-th call (from 1) has the id
 "call_N" in every API.  When the script is done, or when the request offers
 no tools (a title or summary request), the reply is plain text.  The server
-is stateless: the conversation in the request is the state.
+is stateless but for a WebSocket's responses: the conversation in the
+request is the state.
 
 With --canary-file, a second listener on another free loopback port (written
 to the file) records any connection to it as a line "connected" in
@@ -45,10 +55,13 @@ standard library only.
 """
 
 import argparse
+import base64
+import hashlib
 import json
 import os
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -80,12 +93,50 @@ CATALOGUE = {"opencode": {
             "limit": {"context": 100000, "output": 8000}, "cost": {"input": 0, "output": 0}}}}}
 
 
-def log_request(handler, body):
+def log_request(handler, body, method=None):
     keys = {h: handler.headers.get(h) for h in ("authorization", "x-api-key")
             if handler.headers.get(h) is not None}
     with LOG_LOCK, open(ARGS.log, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"t": time.time(), "method": handler.command, "path": handler.path,
-                            "body": body, "keys": keys}) + "\n")
+        f.write(json.dumps({"t": time.time(), "method": method or handler.command,
+                            "path": handler.path, "body": body, "keys": keys}) + "\n")
+
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def ws_read(rfile):
+    """One message from a WebSocket client: (opcode, payload), fragments
+    joined; None when the connection ends."""
+    op, data = None, b""
+    while True:
+        head = rfile.read(2)
+        if len(head) < 2:
+            return None
+        n = head[1] & 0x7F
+        if n == 126:
+            n = struct.unpack("!H", rfile.read(2))[0]
+        elif n == 127:
+            n = struct.unpack("!Q", rfile.read(8))[0]
+        mask = rfile.read(4) if head[1] & 0x80 else b"\0\0\0\0"
+        part = rfile.read(n)
+        if len(part) < n:
+            return None
+        part = bytes(b ^ mask[i % 4] for i, b in enumerate(part))
+        if head[0] & 0x0F >= 8:  # a control frame, between fragments too
+            return head[0] & 0x0F, part
+        op = op if op is not None else head[0] & 0x0F
+        data += part
+        if head[0] & 0x80:
+            return op, data
+
+
+def ws_send(wfile, op, payload):
+    n = len(payload)
+    head = bytes([0x80 | op]) + (bytes([n]) if n < 126 else
+                                 struct.pack("!BH", 126, n) if n < 65536 else
+                                 struct.pack("!BQ", 127, n))
+    wfile.write(head + payload)
+    wfile.flush()
 
 
 def load_script():
@@ -184,7 +235,54 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write((head + "data: " + json.dumps(data) + "\n\n").encode())
         self.wfile.flush()
 
+    def websocket(self):
+        """The Responses API over a WebSocket, as Codex speaks it: a
+        "response.create" message (a POST's body, maybe continuing a
+        previous response of this connection) gets the streamed events, a
+        message each."""
+        log_request(self, None, "WEBSOCKET")
+        accept = base64.b64encode(hashlib.sha1(
+            (self.headers.get("Sec-WebSocket-Key", "") + WS_GUID).encode()).digest()).decode()
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        done = {}  # response id: the conversation up to and with its output
+        while True:
+            msg = ws_read(self.rfile)
+            if msg is None or msg[0] == 8:
+                if msg is not None:
+                    ws_send(self.wfile, 8, msg[1][:2])
+                return
+            if msg[0] == 9:
+                ws_send(self.wfile, 10, msg[1])
+                continue
+            if msg[0] != 1:
+                continue
+            try:
+                req = json.loads(msg[1])
+            except ValueError:
+                req = {"unparsed": msg[1].decode("utf-8", "replace")}
+            if req.get("type") != "response.create":
+                continue
+            req = {k: v for k, v in req.items() if k != "type"}
+            before = done.get(req.get("previous_response_id"), [])
+            req["input"] = before + list(req.get("input") or [])
+            log_request(self, req, "WS")
+            events = self.responses_events(req)
+            for n, (name, data) in enumerate(events):
+                ws_send(self.wfile, 1, json.dumps(dict(data, type=name,
+                                                       sequence_number=n)).encode())
+            response = events[-1][1]["response"]
+            done[response["id"]] = req["input"] + response["output"]
+
     def do_GET(self):
+        if (self.headers.get("Upgrade", "").lower() == "websocket" and
+                self.path.split("?")[0].rstrip("/").endswith("/responses")):
+            return self.websocket()
         log_request(self, None)
         if self.path.split("?")[0] == "/api.json":
             self.send_json(200, CATALOGUE)
@@ -259,8 +357,14 @@ class Handler(BaseHTTPRequestHandler):
     def responses_api(self, req):
         """OpenAI's Responses API (Codex), streamed: one function_call item or
         one text message."""
+        self.start_sse()
+        for n, (name, data) in enumerate(self.responses_events(req)):
+            self.sse(dict(data, type=name, sequence_number=n), name)
+
+    def responses_events(self, req):
+        """The Responses API's events for REQ, (name, data) each."""
         action = next_action(req)
-        rid = "resp_%d" % int(time.time() * 1000)
+        rid = "resp_%d" % int(time.time() * 1000000)
         if action[0] == "tool":
             _, i, call = action
             item = {"type": "function_call", "id": "fc_" + rid, "call_id": "call_%d" % (i + 1),
@@ -279,16 +383,13 @@ class Handler(BaseHTTPRequestHandler):
                  "total_tokens": 20}
         response = {"id": rid, "object": "response", "status": "completed",
                     "model": req.get("model", "fake-model"), "output": [item], "usage": usage}
-        self.start_sse()
-        events = [
+        return [
             ("response.created", {"response": dict(response, status="in_progress", output=[])}),
             ("response.output_item.added", {"output_index": 0, "item": added}),
             (delta[0], dict(delta[1], output_index=0, item_id=item["id"])),
             ("response.output_item.done", {"output_index": 0, "item": item}),
             ("response.completed", {"response": response}),
         ]
-        for n, (name, data) in enumerate(events):
-            self.sse(dict(data, type=name, sequence_number=n), name)
 
     def messages_api(self, req):
         """Anthropic's Messages API (Claude Code): one tool_use block or one

@@ -202,10 +202,14 @@ else
 	run OPENAI_API_KEY -- "$CX" exec --skip-git-repo-check -m fake-model -c approval_policy=never \
 		-c sandbox_mode=danger-full-access "Run the landrun provider test."
 	RC=$?
-	if [ "$RC" = 0 ] && sent_key /v1/responses authorization "Bearer $KEY"; then
-		ok "codex, OPENAI_API_KEY: api.openai.com/v1/responses got the real key, set by the proxy"
+	# over the WebSocket Codex asks for first (the profile's WEBSOCKET rule):
+	# no retries, no fall-back to HTTPS
+	if [ "$RC" = 0 ] && sent_key /v1/responses authorization "Bearer $KEY" &&
+		since | grep -q '"method": "WS", "path": "/v1/responses"' &&
+		! grep -q "Falling back from WebSockets" "$W/err"; then
+		ok "codex, OPENAI_API_KEY: api.openai.com/v1/responses got the real key over its WebSocket, set by the proxy"
 	else
-		not_ok "codex, OPENAI_API_KEY: api.openai.com/v1/responses got the real key, set by the proxy" \
+		not_ok "codex, OPENAI_API_KEY: api.openai.com/v1/responses got the real key over its WebSocket, set by the proxy" \
 			"exit $RC" "$(detail)"
 	fi
 	judge_steps codex OPENAI_API_KEY

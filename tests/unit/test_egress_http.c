@@ -164,6 +164,7 @@ Test(egress_site, allow_request)
 		{ "api.openai.com=GET /v1/models/*", 0, "GET", "/v1/models/", true },
 		{ "api.openai.com=* /*", 0, "*", "/", true },
 		{ "api.openai.com=DELETE /", 0, "DELETE", "/", false },
+		{ "api.openai.com=WEBSOCKET /v1/responses", 0, "WEBSOCKET", "/v1/responses", false },
 		{ .arg = "api.openai.com", .r = -EINVAL },
 		{ .arg = "api.openai.com=POST", .r = -EINVAL },
 		{ .arg = "api.openai.com=post /x", .r = -EINVAL },
@@ -263,6 +264,7 @@ struct origin_case {
 	size_t path_len;
 	enum lr_http_body_kind body;
 	uint64_t body_len;
+	bool websocket;
 };
 
 #define H11 " HTTP/1.1\r\nHost: a.test\r\n"
@@ -275,6 +277,20 @@ static const struct origin_case origin_cases[] = {
 	{ "GET /" H11 "\r\n", 0, "GET", "a.test", "/", 1, LR_HTTP_BODY_NONE, 0 },
 	{ "GET /a.b/..c/%41%7e/x.?q=/../" H11 "\r\n", 0, "GET", "a.test", "/a.b/..c/%41%7e/x.?q=/../",
 	  18, LR_HTTP_BODY_NONE, 0 },
+	/* a WebSocket's opening: both headers, whatever else they list */
+	{ "GET /v1/responses" H11 "Upgrade: WebSocket\r\nConnection: keep-alive, Upgrade\r\n"
+	  "Sec-WebSocket-Key: dGhl\r\n\r\n", 0, "GET", "a.test", "/v1/responses", 13,
+	  LR_HTTP_BODY_NONE, 0, true },
+	{ "GET /v1/responses" H11 "Upgrade: websocket\r\n\r\n", 0, "GET", "a.test",
+	  "/v1/responses", 13, LR_HTTP_BODY_NONE, 0, false },
+	{ "GET /" H11 "Upgrade: h2c\r\nConnection: upgrade\r\n\r\n", 0, "GET", "a.test", "/", 1,
+	  LR_HTTP_BODY_NONE, 0, false },
+	{ "GET /" H11 "Upgrade: websocket\r\nConnection: upgrade\r\nContent-Length: 0\r\n\r\n", 0,
+	  "GET", "a.test", "/", 1, LR_HTTP_BODY_LENGTH, 0, true },
+	{ .head = "POST /" H11 "Upgrade: websocket\r\nConnection: upgrade\r\n\r\n", .r = -EINVAL },
+	{ .head = "GET /" H11 "Upgrade: websocket\r\nConnection: upgrade\r\nContent-Length: 1\r\n"
+		  "\r\n",
+	  .r = -EINVAL },
 	/* not origin form, not HTTP/1.1 */
 	{ .head = "GET http://a.test/" H11 "\r\n", .r = -EINVAL },
 	{ .head = "OPTIONS *" H11 "\r\n", .r = -EINVAL },
@@ -339,6 +355,7 @@ Test(egress_origin, parse)
 		cr_expect_eq(req.head_len, strlen(c->head), "%zu", i);
 		cr_expect_eq(req.body, c->body, "%zu", i);
 		cr_expect_eq(req.body_len, c->body_len, "%zu", i);
+		cr_expect_eq(req.websocket, c->websocket, "%zu", i);
 	}
 }
 
@@ -348,6 +365,7 @@ static struct lr_http_site *site(bool secret, bool rules)
 	static struct lr_http_allow allow[] = {
 		{ "POST", "/v1/responses", false },
 		{ "GET", "/v1/models/", true },
+		{ "WEBSOCKET", "/v1/ws", false },
 	};
 	static struct lr_http_site s;
 
@@ -377,7 +395,7 @@ Test(egress_origin, judge)
 		  0, NULL },
 		{ "GET /v1/models/gpt-5 HTTP/1.1\r\nHost: API.openai.com.\r\n\r\n", 1, 1, 0, NULL },
 		{ "POST /v1/files HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 1, 403,
-		  "POST /v1/files on api.openai.com:443 is not in --allow-request (2 rules" },
+		  "POST /v1/files on api.openai.com:443 is not in --allow-request (3 rules" },
 		{ "GET /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 1, 403,
 		  "GET /v1/responses on" },
 		{ "POST /v1/responses/x HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 1, 403,
@@ -385,6 +403,16 @@ Test(egress_origin, judge)
 		{ "GET /v1/models HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 1, 403,
 		  "not in --allow-request" },
 		{ "POST /v1/files HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 0, 0, NULL },
+		/* a WebSocket is a rule's of its own: GET reads, a WebSocket writes too */
+		{ "GET /v1/ws HTTP/1.1\r\nHost: api.openai.com\r\nUpgrade: websocket\r\n"
+		  "Connection: Upgrade\r\n\r\n", 1, 1, 0, NULL },
+		{ "GET /v1/ws HTTP/1.1\r\nHost: api.openai.com\r\n\r\n", 1, 1, 403,
+		  "GET /v1/ws on" },
+		{ "GET /v1/models/x HTTP/1.1\r\nHost: api.openai.com\r\nUpgrade: websocket\r\n"
+		  "Connection: Upgrade\r\n\r\n", 1, 1, 403, "WEBSOCKET /v1/models/x on" },
+		{ "GET /v1/ws HTTP/1.1\r\nHost: api.openai.com\r\nUpgrade: websocket\r\n"
+		  "Connection: Upgrade\r\nAuthorization: Bearer sk-attacker\r\n\r\n", 1, 1, 403,
+		  "(Authorization)" },
 		/* the Host is the tunnel's */
 		{ "POST /v1/responses HTTP/1.1\r\nHost: evil.test\r\n\r\n", 1, 1, 403, "another host" },
 		{ "POST /v1/responses HTTP/1.1\r\nHost: api.openai.com:8443\r\n\r\n", 1, 1, 403,
@@ -465,6 +493,15 @@ Test(egress_origin, upstream_head)
 		 false,
 		 "GET / HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer own\r\n"
 		 "Connection: close\r\n\r\n"},
+		/* a WebSocket's opening asks the upstream for it again; its own
+		 * headers go on */
+		{"GET /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nConnection: Upgrade\r\n"
+		 "Upgrade: websocket\r\nSec-WebSocket-Key: dGhl\r\nSec-WebSocket-Version: 13\r\n"
+		 "Authorization: Bearer landrun-placeholder\r\n\r\n",
+		 true,
+		 "GET /v1/responses HTTP/1.1\r\nHost: api.openai.com\r\nSec-WebSocket-Key: dGhl\r\n"
+		 "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer sk-real-123\r\n"
+		 "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n"},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {

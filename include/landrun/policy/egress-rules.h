@@ -205,6 +205,8 @@ struct lr_http_origin {
 	uint64_t body_len;	/* LR_HTTP_BODY_LENGTH */
 	bool expect_continue;	/* Expect: 100-continue: the proxy answers the 100 itself */
 	bool close;		/* Connection: close: the last request of its connection */
+	bool websocket;		/* Upgrade: websocket with Connection: upgrade (a GET, no
+				 * body): judged as method WEBSOCKET, not GET */
 };
 
 /*
@@ -213,7 +215,8 @@ struct lr_http_origin {
  * HTTP/1.1", one Host, a path no upstream reads as another one (no '.' or
  * '..' segment, no '//', no backslash, no %2e %2f %5c, every '%' a %XX),
  * and one framing of the body: a Content-Length, or Transfer-Encoding
- * "chunked" alone, not both.  0, or -EINVAL with WHY (400).
+ * "chunked" alone, not both; a WebSocket's opening (RFC 6455) a GET with
+ * no body.  0, or -EINVAL with WHY (400).
  */
 int lr_http_parse_origin(const char *buf, size_t len, struct lr_http_origin *req,
 			 const char **why);
