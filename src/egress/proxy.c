@@ -1329,6 +1329,14 @@ static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, cons
 			char *err, size_t errlen)
 {
 	*kind = "destination_unavailable";
+	if (*us && !SSL_is_init_finished(*us)) {
+		/* begun with the tunnel (begin_upstream) */
+		*kind = "tls_certificate_error";
+		if (lr_tls_connect_finish(*us, err, errlen) == 0)
+			return 0;
+		*us = NULL; /* freed */
+		return -1;
+	}
 	if (*us) {
 		struct pollfd p = {.fd = *up, .events = POLLIN};
 		uint8_t addr[16];
@@ -1413,12 +1421,35 @@ static bool forward_origin(int client, SSL *cs, int *up, SSL **us, const struct 
 }
 
 /*
+ * The upstream's TLS over UP begun (its first flight sent) before the
+ * command's handshake, so that the upstream's answer travels while the
+ * proxy makes that one; upstream_for completes it for the first request.
+ * NULL if it cannot be begun: upstream_for then connects as for the next
+ * requests, and says why.
+ */
+static SSL *begin_upstream(int up, const struct lr_http_site *site)
+{
+	int fl = fcntl(up, F_GETFL);
+	SSL *s;
+
+	if (fl < 0 || fcntl(up, F_SETFL, fl | O_NONBLOCK) < 0)
+		return NULL;
+	s = lr_tls_connect_begin(up, (size_t)(site - H.sites));
+	if (blocking(up, 0, 60) < 0) {
+		lr_tls_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
  * An intercepted host (--secret-header, --allow-request): the tunnel's TLS
  * ended here with the host's certificate from the run's CA; each request
  * read and judged (judge_origin); one that passes, forward_origin, and the
  * next, while both sides keep the connection.  Nothing of a refused request
  * reaches the upstream: the tunnel ends with its answer, and if it is the
- * first, not even the upstream's TLS is started.
+ * first, the upstream's TLS, begun beside the command's, ends unfinished
+ * (the upstream saw a handshake begin, and no request).
  */
 static void intercept(int client, int *up, const struct lr_http_site *site, struct decision *d,
 		      const char *address)
@@ -1435,11 +1466,13 @@ static void intercept(int client, int *up, const struct lr_http_site *site, stru
 	d->verdict = "allowed";
 	d->address = address;
 	decided(d);
+	us = begin_upstream(*up, site);
 	lr_errf(err, sizeof(err), "its socket");
 	if (blocking(client, HEAD_TIMEOUT_S, 60) < 0 || !(in = calloc(1, sizeof(*in))) ||
 	    !(cs = lr_tls_accept(client, (size_t)(site - H.sites), err, sizeof(err)))) {
 		say(LR_LOG_INFO, "failed TLS with the command for %s:%u: %s", site->host,
 		    site->port, in ? err : strerror(ENOMEM));
+		lr_tls_close(us);
 		free(in);
 		return;
 	}

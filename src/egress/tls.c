@@ -314,12 +314,12 @@ static SSL_SESSION *session_of(size_t site)
 	return sess;
 }
 
-SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen)
+/* A client of SITE over FD, its session to resume set: or NULL with ERR. */
+static SSL *new_client(int fd, size_t site, char *err, size_t errlen)
 {
 	SSL *s = SSL_new(T.client);
 	SSL_SESSION *sess;
 	const char *host;
-	long v;
 	int ok;
 
 	if (site >= T.n) {
@@ -344,16 +344,47 @@ SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen)
 			return NULL;
 		}
 	}
-	if (SSL_connect(s) != 1) {
-		v = SSL_get_verify_result(s);
-		if (v != X509_V_OK)
-			lr_errf(err, errlen,
-				"the upstream's certificate is not trusted: %s (see "
-				"SSL_CERT_FILE in docs/usage.md)",
-				X509_verify_cert_error_string(v));
-		else
-			tls_fail(err, errlen, "the TLS handshake with the upstream failed");
-		ERR_clear_error();
+	return s;
+}
+
+int lr_tls_connect_finish(SSL *s, char *err, size_t errlen)
+{
+	long v;
+
+	if (SSL_connect(s) == 1)
+		return 0;
+	v = SSL_get_verify_result(s);
+	if (v != X509_V_OK)
+		lr_errf(err, errlen,
+			"the upstream's certificate is not trusted: %s (see "
+			"SSL_CERT_FILE in docs/usage.md)",
+			X509_verify_cert_error_string(v));
+	else
+		tls_fail(err, errlen, "the TLS handshake with the upstream failed");
+	ERR_clear_error();
+	SSL_free(s);
+	return -1;
+}
+
+SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen)
+{
+	SSL *s = new_client(fd, site, err, errlen);
+
+	return s && lr_tls_connect_finish(s, err, errlen) == 0 ? s : NULL;
+}
+
+SSL *lr_tls_connect_begin(int fd, size_t site)
+{
+	char err[256];
+	SSL *s = new_client(fd, site, err, sizeof(err));
+	int r, e;
+
+	if (!s)
+		return NULL;
+	r = SSL_connect(s);
+	e = r == 1 ? SSL_ERROR_WANT_READ : SSL_get_error(s, r);
+	ERR_clear_error();
+	if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
 		SSL_free(s);
 		return NULL;
 	}

@@ -1027,17 +1027,21 @@ def serve(name, port, cert, key):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("11.1.1.1", port))
     s.listen(64)
+    def handshake_then_serve(c):
+        # each handshake in its connection's thread, as servers do: the
+        # proxy begins its own beside the command's, and finishes it later
+        try:
+            c.settimeout(10)
+            c = ctx.wrap_socket(c, server_side=True)
+        except Exception as e:
+            rec(name + "_errors", "tls error " + repr(e))
+            c.close()
+            return
+        serve_one(name, c)
     def loop():
         while True:
             c, _ = s.accept()
-            try:
-                c.settimeout(10)
-                c = ctx.wrap_socket(c, server_side=True)
-            except Exception as e:
-                rec(name + "_errors", "tls error " + repr(e))
-                c.close()
-                continue
-            threading.Thread(target=serve_one, args=(name, c), daemon=True).start()
+            threading.Thread(target=handshake_then_serve, args=(c,), daemon=True).start()
     threading.Thread(target=loop, daemon=True).start()
 
 serve("provider", 9443, "cert.pem", "key.pem")

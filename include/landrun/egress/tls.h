@@ -39,6 +39,15 @@ SSL *lr_tls_accept(int fd, size_t site, char *err, size_t errlen);
  * connection, or NULL with ERR. */
 SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen);
 
+/*
+ * lr_tls_connect in two steps: BEGIN sends the first flight over FD (which
+ * the caller made non-blocking for it) and returns without waiting for the
+ * answer, or NULL; FINISH (FD blocking again) completes the handshake and
+ * verifies it: 0, or -1 with ERR, the connection then freed.
+ */
+SSL *lr_tls_connect_begin(int fd, size_t site);
+int lr_tls_connect_finish(SSL *s, char *err, size_t errlen);
+
 /* All of BUF (LEN bytes) written: 0, or -EIO. */
 int lr_tls_write_all(SSL *s, const char *buf, size_t len);
 
