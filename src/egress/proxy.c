@@ -1322,30 +1322,43 @@ static void carry_out(int fd, SSL *tls, const struct verdict *v)
 /*
  * The upstream's TLS for the next request of SITE's tunnel, in *US over
  * *UP: the one there, if it is open and has sent nothing since its last
- * answer; else a new connection to the same address (whose TLS resumes the
- * session).  0, or -1 with ERR, and in *KIND its RFC 9209 error.
+ * answer, or the one begun with the tunnel (begin_upstream), finished; else
+ * a new connection to the same address (whose TLS resumes the session): for
+ * one begun that the upstream gave up meanwhile (a command slow to send its
+ * first request) as for one it closed.  0, or -1 with ERR, and in *KIND its
+ * RFC 9209 error.
  */
 static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, const char **kind,
 			char *err, size_t errlen)
 {
 	*kind = "destination_unavailable";
-	if (*us && !SSL_is_init_finished(*us)) {
-		/* begun with the tunnel (begin_upstream) */
-		*kind = "tls_certificate_error";
-		if (lr_tls_connect_finish(*us, err, errlen) == 0)
-			return 0;
-		*us = NULL; /* freed */
-		return -1;
-	}
 	if (*us) {
 		struct pollfd p = {.fd = *up, .events = POLLIN};
+		bool begun = !SSL_is_init_finished(*us);
 		uint8_t addr[16];
 		int fd, r;
 
-		if (SSL_pending(*us) == 0 && poll(&p, 1, 0) == 0)
+		if (!begun && SSL_pending(*us) == 0 && poll(&p, 1, 0) == 0)
 			return 0;
 		/* (the address first: a reset connection has none) */
 		r = peer_addr(*up, addr);
+		if (begun) {
+			/* an upstream that gave it up has closed its side: TLS 1.3
+			 * would finish the handshake all the same (the client's
+			 * Finished needs no answer), and the request be lost */
+			struct pollfd h = {.fd = *up, .events = POLLRDHUP};
+			int f = poll(&h, 1, 0) == 0 ? lr_tls_connect_finish(*us, err, errlen) : -EPIPE;
+
+			if (f == 0)
+				return 0;
+			if (f == -EPIPE)
+				lr_tls_close(*us);
+			*us = NULL; /* freed */
+			if (f == -EPROTO) {
+				*kind = "tls_certificate_error";
+				return -1; /* not trusted: another connection would not be */
+			}
+		}
 		if (r < 0) {
 			lr_errf(err, errlen, "the upstream's connection: %s", strerror(-r));
 			return -1;

@@ -363,7 +363,7 @@ int lr_tls_connect_finish(SSL *s, char *err, size_t errlen)
 		tls_fail(err, errlen, "the TLS handshake with the upstream failed");
 	ERR_clear_error();
 	SSL_free(s);
-	return -1;
+	return v != X509_V_OK ? -EPROTO : -EIO;
 }
 
 SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen)

@@ -1029,13 +1029,18 @@ def serve(name, port, cert, key):
     s.listen(64)
     def handshake_then_serve(c):
         # each handshake in its connection's thread, as servers do: the
-        # proxy begins its own beside the command's, and finishes it later
+        # proxy begins its own beside the command's, and finishes it later;
+        # given up after 3 s, sooner than the proxy waits for a first
+        # request (the test of a slow command's first request)
         try:
-            c.settimeout(10)
+            c.settimeout(3)
             c = ctx.wrap_socket(c, server_side=True)
+            c.settimeout(10)
         except Exception as e:
             rec(name + "_errors", "tls error " + repr(e))
             c.close()
+            # for a client in the sandbox, which waits for it ($W/ro)
+            open(os.path.join(d, "..", "ro", name + "-tls-error"), "w").close()
             return
         serve_one(name, c)
     def loop():
@@ -1503,6 +1508,44 @@ refused_ws "where a rule allows GET only (/v1/models/*)" \
 	/v1/models/x "Bearer landrun-placeholder"
 refused_ws "with another key" "a credential of the command's own (Authorization)" \
 	/v1/ws "Bearer sk-attacker"
+
+# the upstream's handshake is begun with the tunnel; an upstream that gives
+# it up before the command's first request comes (the provider's 3 s
+# timeout, here) is connected to again for it, not the request lost
+cat >"$W/ro/tlsslow.py" <<'EOF'
+import os, socket, ssl, sys, time
+mark = sys.argv[1]
+ph, pp = os.environ["HTTPS_PROXY"].split("//")[1].rsplit(":", 1)
+s = socket.create_connection((ph, int(pp)), timeout=60)
+s.sendall(b"CONNECT api.provider.test:9443 HTTP/1.1\r\nHost: api.provider.test:9443\r\n\r\n")
+assert s.recv(4096).startswith(b"HTTP/1.1 200"), "no tunnel"
+t = ssl.create_default_context().wrap_socket(s, server_hostname="api.provider.test")
+for _ in range(600):  # until the provider gave up the proxy's handshake
+    if os.path.exists(mark):
+        break
+    time.sleep(0.1)
+print("GAVE-UP", os.path.exists(mark))
+t.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: api.provider.test:9443\r\n"
+          b"Content-Length: 4\r\nConnection: close\r\n\r\nslow")
+got = b""
+while True:
+    chunk = t.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+print("STATUS", got.split(b" ")[1].decode() if b" " in got else "none")
+EOF
+rm -f "$W/ro/provider-tls-error"
+mark provider
+sec -- "$PYTHON" "$W/ro/tlsslow.py" "$W/ro/provider-tls-error"
+assert "intercepted: a first request after the upstream gave up the handshake begun for it: 200" \
+	eval 'grep -qx "GAVE-UP True" "$W/out" && grep -qx "STATUS 200" "$W/out"'
+if wait_count provider $((BEFORE + 1)) && last_has provider "POST /v1/responses host=api.provider.test:9443 auth=Bearer $KEY" &&
+	last_has provider "body=b'slow'"; then
+	tap_ok "... on a new connection, with the real key"
+else
+	tap_not_ok "... the provider saw: $(tail -n 1 "$W/provider.log")"
+fi
 
 # a host not intercepted still tunnels, end to end (its own certificate)
 mark allowed_tls
