@@ -377,17 +377,14 @@ SSL *lr_tls_connect_begin(int fd, size_t site)
 {
 	char err[256];
 	SSL *s = new_client(fd, site, err, sizeof(err));
-	int r, e;
 
 	if (!s)
 		return NULL;
-	r = SSL_connect(s);
-	e = r == 1 ? SSL_ERROR_WANT_READ : SSL_get_error(s, r);
-	ERR_clear_error();
-	if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-		SSL_free(s);
-		return NULL;
-	}
+	/* a failure here (the answer come at once: a certificate not trusted)
+	 * is FINISH's to tell, not a reason to start another handshake on FD,
+	 * which carries this one's alert and the rest of the upstream's flight */
+	if (SSL_connect(s) != 1)
+		ERR_clear_error();
 	return s;
 }
 

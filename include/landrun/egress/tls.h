@@ -42,9 +42,11 @@ SSL *lr_tls_connect(int fd, size_t site, char *err, size_t errlen);
 /*
  * lr_tls_connect in two steps: BEGIN sends the first flight over FD (which
  * the caller made non-blocking for it) and returns without waiting for the
- * answer, or NULL; FINISH (FD blocking again) completes the handshake and
- * verifies it: 0, or with ERR -EPROTO (the certificate is not trusted) or
- * -EIO (the handshake failed), the connection then freed.
+ * answer, or NULL if it cannot be set up (nothing sent); FINISH (FD
+ * blocking again) completes the handshake and verifies it: 0, or with ERR
+ * -EPROTO (the certificate is not trusted) or -EIO (the handshake failed),
+ * the connection then freed.  A handshake that failed within BEGIN (the
+ * answer came before it returned) is FINISH's to report.
  */
 SSL *lr_tls_connect_begin(int fd, size_t site);
 int lr_tls_connect_finish(SSL *s, char *err, size_t errlen);
