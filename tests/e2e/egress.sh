@@ -1527,12 +1527,7 @@ for _ in range(600):  # until the provider gave up the proxy's handshake
 print("GAVE-UP", os.path.exists(mark))
 t.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: api.provider.test:9443\r\n"
           b"Content-Length: 4\r\nConnection: close\r\n\r\nslow")
-got = b""
-while True:
-    chunk = t.recv(4096)
-    if not chunk:
-        break
-    got += chunk
+got = t.makefile("rb").read()  # to the proxy's close
 print("STATUS", got.split(b" ")[1].decode() if b" " in got else "none")
 EOF
 rm -f "$W/ro/provider-tls-error"
