@@ -1346,17 +1346,17 @@ static int upstream_for(int *up, SSL **us, const struct lr_http_site *site, cons
 			/* an upstream that gave it up has closed its side: TLS 1.3
 			 * would finish the handshake all the same (the client's
 			 * Finished needs no answer), and the request be lost */
-			struct pollfd h = {.fd = *up, .events = POLLRDHUP};
-			int f = poll(&h, 1, 0) == 0 ? lr_tls_connect_finish(*us, err, errlen) : -EPIPE;
+			p.events = POLLRDHUP;
+			if (poll(&p, 1, 0) == 0) {
+				int f = lr_tls_connect_finish(*us, err, errlen);
 
-			if (f == 0)
-				return 0;
-			if (f == -EPIPE)
-				lr_tls_close(*us);
-			*us = NULL; /* freed */
-			if (f == -EPROTO) {
-				*kind = "tls_certificate_error";
-				return -1; /* not trusted: another connection would not be */
+				if (f == 0)
+					return 0;
+				*us = NULL; /* freed */
+				if (f == -EPROTO) {
+					*kind = "tls_certificate_error";
+					return -1; /* not trusted: another connection would not be */
+				}
 			}
 		}
 		if (r < 0) {
