@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -582,7 +583,6 @@ static int holes_check(const struct lr_broker *b, char *err, size_t errlen)
 struct call {
 	struct lr_broker *b;
 	struct seccomp_notif *req;
-	int mem;		/* /proc/TID/mem */
 };
 
 /* What to answer. */
@@ -614,6 +614,50 @@ static struct answer result(long r)
 	return r < 0 ? fail((int)-r) : (struct answer){ VALUE, r, false };
 }
 
+/* Are we still answering the call we read?  (The thread may have died and
+ * its id gone to another.) */
+static bool still_valid(const struct call *c)
+{
+	__u64 id = c->req->id;
+
+	return ioctl(c->b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Calls whose memory could not be read: said a few times. */
+static unsigned unread;
+
+/*
+ * Up to SIZE bytes of the command's memory at ADDR (fewer up to a page that
+ * is not mapped): their number, or -errno.  process_vm_readv() finds the
+ * caller by its thread's number, which is the caller's only while the call
+ * waits: what it read is the caller's if the call is still there after it
+ * (-ENOENT if not).  No descriptor of the caller's memory is opened and
+ * closed for each call, as /proc/TID/mem would be.  Memory that cannot be
+ * read (a process made undumpable) is -EACCES: said a few times, as what
+ * makes the command's calls fail is not its own.
+ */
+static ssize_t read_memory(const struct call *c, uint64_t addr, void *buf, size_t size)
+{
+	struct iovec local = { buf, size }, remote = { (void *)(uintptr_t)addr, size };
+	ssize_t n = process_vm_readv((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
+	int e = errno;
+
+	if (!still_valid(c))
+		return -ENOENT;
+	if (n >= 0)
+		return n;
+	if (e == EFAULT)
+		return -EFAULT;
+	if (unread < 5) {
+		unread++;
+		dprintf(STDERR_FILENO,
+			"landrun: the broker: cannot read the call of process %d: %s; %s\n",
+			(int)c->req->pid, strerror(e),
+			c->b->reads ? "refused (EACCES)" : "left to Landlock");
+	}
+	return -EACCES;
+}
+
 /* The command's string at ADDR, NUL-terminated within SIZE.  0 or -errno. */
 static int read_string(const struct call *c, uint64_t addr, char *buf, size_t size)
 {
@@ -628,9 +672,9 @@ static int read_string(const struct call *c, uint64_t addr, char *buf, size_t si
 
 		if (room > size - got)
 			room = size - got;
-		n = pread(c->mem, buf + got, room, (off_t)(addr + got));
+		n = read_memory(c, addr + got, buf + got, room);
 		if (n <= 0)
-			return -EFAULT;
+			return n < 0 ? (int)n : -EFAULT;
 		if (memchr(buf + got, '\0', (size_t)n))
 			return 0;
 		got += (size_t)n;
@@ -640,16 +684,9 @@ static int read_string(const struct call *c, uint64_t addr, char *buf, size_t si
 
 static int read_bytes(const struct call *c, uint64_t addr, void *buf, size_t size)
 {
-	return pread(c->mem, buf, size, (off_t)addr) == (ssize_t)size ? 0 : -EFAULT;
-}
+	ssize_t n = read_memory(c, addr, buf, size);
 
-/* Are we still answering the call we read?  (The thread may have died and
- * its id gone to another.) */
-static bool still_valid(const struct call *c)
-{
-	__u64 id = c->req->id;
-
-	return ioctl(c->b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return n == (ssize_t)size ? 0 : n < 0 ? (int)n : -EFAULT;
 }
 
 static int proc_open(pid_t tid, const char *what, int flags)
@@ -1479,7 +1516,7 @@ static void opening_done(struct lr_broker *b, const struct open_reply *rep, int 
 {
 	struct opening *o = NULL;
 	struct seccomp_notif req = { 0 };
-	struct call c = { b, &req, -1 };
+	struct call c = { b, &req };
 
 	for (size_t i = 0; i < WAITERS && !o; i++)
 		if (openings[i].used && openings[i].id == rep->id)
@@ -3505,10 +3542,10 @@ static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 /* One notification from the listener: received, and answered (the witness's
  * pings here, every other call by serve()).  Exits when nothing can be
  * served any more. */
-static void broker_take(struct lr_broker *b, pid_t child, unsigned *unread)
+static void broker_take(struct lr_broker *b, pid_t child)
 {
 	struct seccomp_notif req;
-	struct call c = { b, &req, -1 };
+	struct call c = { b, &req };
 
 	memset(&req, 0, sizeof(req));
 	if (ioctl(b->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
@@ -3528,33 +3565,12 @@ static void broker_take(struct lr_broker *b, pid_t child, unsigned *unread)
 		respond(b, &req, (struct answer){ VALUE, LR_BROKER_PING_ANSWER, false });
 		return;
 	}
-	c.mem = proc_open((pid_t)req.pid, "mem", O_RDONLY);
-	/* the memory that was opened must be the caller's; one that
-	 * cannot be read (a process made undumpable) is not served, and
-	 * where the broker opens all, its calls fail */
-	if (c.mem < 0 || !still_valid(&c)) {
-		int e = errno;
-
-		if (c.mem >= 0)
-			close(c.mem);
-		/* a live caller whose memory cannot be read: said, a few
-		 * times, as what makes its calls fail is not its own */
-		else if (still_valid(&c) && (*unread)++ < 5)
-			dprintf(STDERR_FILENO, "landrun: the broker: cannot read the call of "
-					       "process %d: %s; %s\n",
-				(int)req.pid, strerror(e),
-				b->reads ? "refused (EACCES)" : "left to Landlock");
-		respond(b, &req, c.mem >= 0 ? fail(ENOENT) : b->reads ? fail(EACCES) : cont());
-		return;
-	}
 	respond(b, &req, serve(&c));
-	close(c.mem);
 }
 
 static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 {
 	int sigfd = broker_settle(b, sock, child);
-	unsigned unread = 0;
 
 	if (b->listener < 0 && !child)
 		_exit(0); /* the command's process gave up before */
@@ -3609,6 +3625,6 @@ static noreturn void broker_main(struct lr_broker *b, int sock, pid_t child)
 			b->listener = -1;
 			continue;
 		}
-		broker_take(b, child, &unread);
+		broker_take(b, child);
 	}
 }

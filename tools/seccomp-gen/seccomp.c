@@ -408,7 +408,8 @@ static void deny_subprocess(struct filter *f)
 
 const struct lr_seccomp_call lr_seccomp_calls[] = {
 	/* debugging other processes, reading their memory */
-	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER }, ALWAYS(EPERM, "process_vm_readv"),
+	{ "ptrace", 0, EPERM, LR_SECCOMP_NOT_TRACER },
+	{ "process_vm_readv", 0, EPERM, LR_SECCOMP_NOT_BROKER },
 	ALWAYS(EPERM, "process_vm_writev"), { "pidfd_getfd", 0, EPERM, LR_SECCOMP_NOT_BROKER },
 	/* another process's memory and resources, by pidfd or pid (and the
 	 * pid-0 forms of the calls in deny_other_processes) */
