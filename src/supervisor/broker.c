@@ -1001,16 +1001,34 @@ static mode_t umask_of(const struct call *c)
 }
 
 /* An existing entry named by P, followed (or not, NOFOLLOW) beneath its
- * root: O_PATH descriptor, its canonical path and its stat.  -errno. */
+ * root: O_PATH descriptor, its canonical path and its stat.  -errno.  What
+ * is no symlink (or is not followed) is the entry in P's directory itself,
+ * the one pinned, and its path is P's; a symlink followed is found again
+ * from the root, and its path asked of the kernel. */
 static int find(const struct place *p, bool nofollow, char *real, size_t size, struct stat *st)
 {
 	char rel[PATH_MAX];
 	int fd, r;
 
+	fd = open2(p->dir, p->name, O_PATH | O_NOFOLLOW, WITHIN);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (nofollow || !S_ISLNK(st->st_mode)) {
+		if (snprintf(real, size, "%s", p->path) < (int)size)
+			return fd;
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	close(fd);
 	if (snprintf(rel, sizeof(rel), "%s%s%s", p->rel, *p->rel ? "/" : "", p->name) >=
 	    (int)sizeof(rel))
 		return -ENAMETOOLONG;
-	fd = open2(p->root->fd, rel, O_PATH | (nofollow ? O_NOFOLLOW : 0), WITHIN);
+	fd = open2(p->root->fd, rel, O_PATH, WITHIN);
 	if (fd < 0)
 		return fd;
 	if ((r = fd_path(fd, real, size)) < 0 || fstat(fd, st) < 0) {
@@ -1181,17 +1199,12 @@ static void *opener_wait_main(void *arg)
  * does not: it is opened at once. */
 static bool open_waits(int base, const char *path, int flags)
 {
-	int probe = openat(base, path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
 	struct stat st;
-	bool waits;
 
-	if (probe < 0)
+	if (fstatat(base, path, &st, flags & O_NOFOLLOW ? AT_SYMLINK_NOFOLLOW : 0) < 0)
 		return false;
-	waits = fstat(probe, &st) == 0 &&
-		((S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) || S_ISBLK(st.st_mode) ||
-		 (S_ISCHR(st.st_mode) && major(st.st_rdev) != 1));
-	close(probe);
-	return waits;
+	return (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) || S_ISBLK(st.st_mode) ||
+	       (S_ISCHR(st.st_mode) && major(st.st_rdev) != 1);
 }
 
 /* Start the open REQ (from BASE, taken) in a thread of its own: 0, or
@@ -1270,12 +1283,13 @@ static void opener_cancel(uint64_t id)
  * FD closed: a descriptor that is not as asked is never handed over. */
 static int as_asked(int fd, uint64_t flags)
 {
-	int fl, e;
+	int e;
 
 	if (flags & O_NONBLOCK)
 		return 0;
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+	/* F_SETFL sets O_NONBLOCK (cleared) with the three others it can
+	 * change: as they were asked, as the open set them */
+	if (fcntl(fd, F_SETFL, (int)(flags & (O_APPEND | O_DIRECT | O_NOATIME))) == 0)
 		return 0;
 	e = errno;
 	close(fd);
@@ -2159,6 +2173,7 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 {
 	char real[PATH_MAX];
+	const struct lr_broker_root *root;
 	const struct lr_broker_inode *in;
 	const char *why = NULL;
 	enum lr_broker_verdict v = LR_BROKER_OK;
@@ -2168,10 +2183,10 @@ static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 		close(fd);
 		return fail(EACCES);
 	}
-	if (fd_path(fd, real, sizeof(real)) == 0 && root_of(c->b, real))
-		v = lr_broker_judge(c->b, root_of(c->b, real)->path, real, &why);
-	else if (fd_path(fd, real, sizeof(real)) < 0)
+	if (fd_path(fd, real, sizeof(real)) < 0)
 		snprintf(real, sizeof(real), "%s", "(a file)");
+	else if ((root = root_of(c->b, real)))
+		v = lr_broker_judge(c->b, root->path, real, &why);
 	if ((in = hole_inode(c->b, &st)))
 		v = stricter(v, why,
 			     in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
