@@ -784,6 +784,77 @@ static int reopen_beneath(const struct lr_broker_root *root, const char *real, i
 }
 
 /*
+ * The canonical paths of the directories the command's calls were made in,
+ * by their inode, mount and ctime: what a call in one of them asks of the
+ * kernel (readlink of /proc/self/fd, the costliest step of most calls)
+ * only the first time.  A path found here is taken only as the kernel's
+ * readlink would be: beneath a root, the walk from the root (no symlink)
+ * must reach the same inode on the same mount, or the path is asked again.
+ * Outside every root it only says that the call is not the broker's (the
+ * opener opens it, and the file it opened is judged, opened()): a
+ * directory made since on a reused inode has another ctime (as has one
+ * renamed); one moved with its parent, from outside into a root, is still
+ * taken as outside, where the command's own domain decides.
+ */
+#define DIR_PATHS 64
+
+static struct dir_path {
+	bool used;
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, mnt;
+	struct statx_timestamp ctime;
+	char *path;
+} dir_paths[DIR_PATHS];
+
+static struct dir_path *dir_path_slot(const struct statx *sx)
+{
+	uint64_t h = sx->stx_ino * 0x9e3779b97f4a7c15ULL ^ sx->stx_mnt_id * 31 ^
+		     ((uint64_t)sx->stx_dev_major << 20 | sx->stx_dev_minor);
+
+	return &dir_paths[(h >> 32) % DIR_PATHS];
+}
+
+static bool dir_path_is(const struct dir_path *d, const struct statx *sx)
+{
+	return d->used && d->ino == sx->stx_ino && d->mnt == sx->stx_mnt_id &&
+	       d->dev_major == sx->stx_dev_major && d->dev_minor == sx->stx_dev_minor &&
+	       d->ctime.tv_sec == sx->stx_ctime.tv_sec && d->ctime.tv_nsec == sx->stx_ctime.tv_nsec;
+}
+
+static void dir_path_keep(const struct statx *sx, const char *path)
+{
+	struct dir_path *d = dir_path_slot(sx);
+	char *copy = strdup(path);
+
+	if (!copy)
+		return; /* (asked again next time) */
+	free(d->path);
+	*d = (struct dir_path){ true,	     sx->stx_dev_major, sx->stx_dev_minor, sx->stx_ino,
+				sx->stx_mnt_id, sx->stx_ctime,     copy };
+}
+
+static void dir_path_drop(const struct statx *sx)
+{
+	struct dir_path *d = dir_path_slot(sx);
+
+	if (dir_path_is(d, sx)) {
+		free(d->path);
+		*d = (struct dir_path){ 0 };
+	}
+}
+
+/* Is FD the inode of SX, on its mount? */
+static bool is_statx(int fd, const struct statx *sx)
+{
+	struct statx other;
+
+	return statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &other) == 0 &&
+	       (other.stx_mask & STATX_MNT_ID) && other.stx_ino == sx->stx_ino &&
+	       other.stx_mnt_id == sx->stx_mnt_id && other.stx_dev_major == sx->stx_dev_major &&
+	       other.stx_dev_minor == sx->stx_dev_minor;
+}
+
+/*
  * The directory DIR from BASE, resolved as the kernel would for the command
  * (symlinks followed, no magic links), and found beneath a brokered root by
  * a walk from the root that follows no symlink: an O_PATH descriptor of it
@@ -794,17 +865,35 @@ static int pin_dir(const struct lr_broker *b, int base, const char *dir,
 		   const struct lr_broker_root **root, char *real, size_t size, const char **rel)
 {
 	int seen = open2(base, dir, O_PATH | O_DIRECTORY, RESOLVE_NO_MAGICLINKS), fd, r;
+	const unsigned want = STATX_INO | STATX_CTIME | STATX_MNT_ID;
+	struct statx sx;
+	bool kept = false, known;
 
 	if (seen < 0)
 		return seen;
-	r = fd_path(seen, real, size);
+	known = statx(seen, "", AT_EMPTY_PATH, want, &sx) == 0 && (sx.stx_mask & want) == want;
+again:
+	if (known && dir_path_is(dir_path_slot(&sx), &sx) &&
+	    strlen(dir_path_slot(&sx)->path) < size) {
+		strcpy(real, dir_path_slot(&sx)->path);
+		kept = true;
+		r = 0;
+	} else if ((r = fd_path(seen, real, size)) == 0 && known) {
+		dir_path_keep(&sx, real);
+	}
 	if (r == 0 && !(*root = root_of(b, real)))
 		r = -EXDEV;
 	if (r == 0) {
 		fd = reopen_beneath(*root, real, O_DIRECTORY, rel);
-		if (fd >= 0 && !same_inode(seen, fd)) {
+		if (fd >= 0 && !(known ? is_statx(fd, &sx) : same_inode(seen, fd))) {
 			close(fd);
 			fd = -EXDEV;
+		}
+		if (fd < 0 && kept) {
+			/* not there any more: asked of the kernel */
+			dir_path_drop(&sx);
+			kept = false;
+			goto again;
 		}
 		r = fd < 0 ? -EXDEV : fd;
 	}

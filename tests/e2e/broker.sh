@@ -10,7 +10,8 @@
 #
 #   works:    a new file, a directory and files in it, rm, rm -r, an atomic
 #             save (a temporary file renamed over), sed -i, a program made at
-#             the root and run, a symlink and a hard link of ordinary files
+#             the root and run, a symlink and a hard link of ordinary files,
+#             a file made in a directory renamed meanwhile
 #   refused:  the harnesses' settings, .vscode, .envrc, a hook manager's
 #             directory, a shell start-up file, a new .git at the root, in a
 #             subdirectory and in a directory made during the run; a new
@@ -80,7 +81,8 @@ t_works() {
 		 "works: sed -i on package.json"
 		 "works: a program made at the root runs there"
 		 "works: a symlink and a hard link of ordinary files"
-		 "works: reading what was made, in a later run")
+		 "works: reading what was made, in a later run"
+		 "works: what is made in a directory renamed meanwhile lands where the kernel finds it")
 	needs_broker "${D[@]}" || return
 	project
 	lr -- sh -c 'echo notes >NOTES.md'
@@ -100,6 +102,12 @@ t_works() {
 		[ "$(stat -c %h "$P/NOTES.md")" = 2 ] && [ "$(grep -c notes "$W/out")" = 2 ]'
 	lr -- cat NOTES.md node_modules/a/b/index.js
 	assert "${D[7]}" eval '[ "$RC" = 0 ] && grep -qx notes "$W/out" && grep -qx m "$W/out"'
+	# the broker knows the working directory by its path after the first
+	# call there: renamed, and its old name taken by a new directory
+	lr -- sh -c 'mkdir d && cd d && echo 1 >f1 && mv ../d ../e && mkdir ../d && echo 2 >f2 &&
+		cd ../d && echo 3 >f3 && cd ../e && echo 4 >f4'
+	assert "${D[8]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/e/f1" "$P/e/f2" "$P/e/f4")" = "$(printf "1\n2\n4")" ] &&
+		[ "$(ls "$P/d")" = f3 ]'
 }
 
 # refused WHAT MADE COMMAND...: the command fails, MADE is not there outside,
