@@ -2433,6 +2433,29 @@ static struct answer elsewhere_from(struct call *c, int base, const char *path, 
 	return a;
 }
 
+/*
+ * Where the broker opens all (reads), an open that makes nothing of a name
+ * outside every root that is not there: ENOENT or ENOTDIR, as the kernel
+ * would answer it now, with no round trip to the opener (a dynamic linker
+ * and a compiler look for most of their files where they are not).  The
+ * name is resolved as the command's: from its BASE, no magic link (a
+ * /proc/self/fd link is the broker's own here: ELOOP, and the opener's
+ * to answer), nor a name that says "self" (/proc/self, /proc/thread-self:
+ * the broker's own process, not the command's).  0: the opener's.
+ */
+static int absent_elsewhere(const struct call *c, int base, const char *path, uint64_t flags)
+{
+	int fd;
+
+	if (!c->b->reads || (flags & (O_CREAT | KERNEL_O_TMPFILE)) || strstr(path, "self"))
+		return 0;
+	fd = open2(base, path, O_PATH | (flags & (O_NOFOLLOW | O_DIRECTORY)),
+		   RESOLVE_NO_MAGICLINKS);
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOENT || fd == -ENOTDIR ? -fd : 0;
+}
+
 static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t flags,
 			     uint64_t mode)
 {
@@ -2441,7 +2464,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 	struct place p = { .dir = -1 };
 	struct answer a;
 	struct stat st;
-	int base, fd, r;
+	int base, fd, r, absent;
 
 	if (flags & O_PATH)
 		return cont();
@@ -2467,6 +2490,10 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		close(base);
 		return fail(-r);
 	}
+	if (r < 0 && (absent = absent_elsewhere(c, base, path, flags))) {
+		close(base);
+		return fail(absent);
+	}
 	if (r < 0)
 		return elsewhere_from(c, base, path, flags, mode, write);
 	fd = find(&p, flags & O_NOFOLLOW, real, sizeof(real), &st);
@@ -2485,6 +2512,12 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		}
 		close(base);
 		return open_found(c, fd, real, &st, flags, write);
+	}
+	/* not there, and not to be made: the kernel's answer now */
+	if (fd == -ENOENT && !(flags & O_CREAT)) {
+		place_close(&p);
+		close(base);
+		return fail(ENOENT);
 	}
 	/* not there: made, if asked, and not through a dangling symlink */
 	if (fd != -ENOENT || !(flags & O_CREAT) ||

@@ -82,7 +82,8 @@ t_works() {
 		 "works: a program made at the root runs there"
 		 "works: a symlink and a hard link of ordinary files"
 		 "works: reading what was made, in a later run"
-		 "works: what is made in a directory renamed meanwhile lands where the kernel finds it")
+		 "works: what is made in a directory renamed meanwhile lands where the kernel finds it"
+		 "works: a name that is not there is not found, in the project and outside it")
 	needs_broker "${D[@]}" || return
 	project
 	lr -- sh -c 'echo notes >NOTES.md'
@@ -108,6 +109,12 @@ t_works() {
 		cd ../d && echo 3 >f3 && cd ../e && echo 4 >f4'
 	assert "${D[8]}" eval '[ "$RC" = 0 ] && [ "$(cat "$P/e/f1" "$P/e/f2" "$P/e/f4")" = "$(printf "1\n2\n4")" ] &&
 		[ "$(ls "$P/d")" = f3 ]'
+	# answered by the broker itself (ENOENT, ENOTDIR), beside what is there
+	lr -- sh -c 'for f in src/a.c src/none none/x src/a.c/x /usr/none /usr/none/x /etc/hostname/x; do
+		cat "$f" >/dev/null 2>&1; echo "$f $?"; done; cat src/none /usr/none src/a.c/x; true'
+	assert "${D[9]}" eval '[ "$RC" = 0 ] && grep -qx "src/a.c 0" "$W/out" &&
+		[ "$(grep -c " 1$" "$W/out")" = 6 ] &&
+		[ "$(grep -c "No such file or directory" "$W/err")" = 2 ] && grep -q "src/a.c/x: Not a directory" "$W/err"'
 }
 
 # refused WHAT MADE COMMAND...: the command fails, MADE is not there outside,
