@@ -1148,7 +1148,8 @@ static enum lr_broker_verdict judge_found(const struct lr_broker *b, const char 
 
 /*
  * What the broker asks of the opener: open PATH from the descriptor sent
- * with it, with FLAGS and MODE, and send the result back (OPEN_OPEN); or
+ * with it (the descriptor itself again if PATH is ""), with FLAGS and
+ * MODE, and send the result back (OPEN_OPEN); or
  * give up the open ID that waits, its call gone (OPEN_CANCEL, with no
  * descriptor).  An open that may wait (a FIFO's, a device's, a file's
  * under a lease) is made by a thread of the opener's: answered at once
@@ -1433,6 +1434,10 @@ static void opener_main(int sock)
 			continue;
 		}
 		rep.id = n > 0 ? req.id : 0;
+		/* "": BASE itself, opened again (a descriptor of the command's),
+		 * from this thread's own table, not the process's (/proc/self) */
+		if (n > 0 && base >= 0 && req.op == OPEN_OPEN && !req.path[0])
+			snprintf(req.path, sizeof(req.path), "/proc/thread-self/fd/%d", base);
 		if (n < 0 || base < 0 || req.op != OPEN_OPEN ||
 		    memchr(req.path, '\0', sizeof(req.path)) == NULL) {
 			if (n < 0 && n != -EPROTO && n != -EINTR)
@@ -2456,6 +2461,58 @@ static int absent_elsewhere(const struct call *c, int base, const char *path, ui
 	return fd == -ENOENT || fd == -ENOTDIR ? -fd : 0;
 }
 
+static int command_file(const struct call *c, pid_t who, int cfd, bool *byfd);
+static int beneath_root(const struct lr_broker *b, int fd, char *real, size_t size,
+			struct stat *st);
+static int own_fd_path(const struct call *c, const char *path, pid_t *who, const char **after);
+
+/*
+ * Where the broker opens all (reads), an open of the command's own
+ * descriptor link (/proc/self/fd/N, /dev/fd/N, /dev/stdin: own_fd_path)
+ * is the command's, not the broker's, whose /proc/self is its own: the
+ * command's file N is taken (command_file) as *BASE (the one there is
+ * closed), and PATH becomes what follows it.  1: nothing of the kind (or
+ * PATH is now the name in N, from *BASE); 0: N itself, to open again; or
+ * -errno (ENOENT: no descriptor N, as the kernel says).
+ */
+static int by_fd_link(struct call *c, int *base, char *path)
+{
+	const char *after;
+	pid_t who;
+	bool byfd;
+	int n = own_fd_path(c, path, &who, &after), fd;
+
+	if (n < 0)
+		return 1; /* none, or another process's (beneath /proc: proc_open_for) */
+	fd = command_file(c, who, n, &byfd);
+	if (fd < 0)
+		return fd == -EBADF ? -ENOENT : fd == -ESRCH ? -ESRCH : -EACCES;
+	close(*base);
+	*base = fd;
+	memmove(path, after, strlen(after) + 1);
+	return path[0] ? 1 : 0;
+}
+
+/* The command's descriptor FD (by_fd_link), opened again with FLAGS: the
+ * broker's beneath a root, as any file found there; elsewhere the
+ * opener's, in the command's domain (a pipe, or a file of another grant).
+ * FD is taken. */
+static struct answer reopen_link(struct call *c, int fd, uint64_t flags, uint64_t mode, bool write)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (beneath_root(c->b, fd, real, sizeof(real), &st) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		if ((flags & O_CREAT) && (flags & O_EXCL)) {
+			close(fd);
+			return fail(EEXIST);
+		}
+		return open_found(c, fd, real, &st, flags, write);
+	}
+	return elsewhere_from(c, fd, "", flags, mode, write);
+}
+
 static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t flags,
 			     uint64_t mode)
 {
@@ -2470,11 +2527,19 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		return cont();
 	if ((r = read_string(c, addr, path, sizeof(path))) < 0)
 		return r == -EFAULT ? fail(EFAULT) : c->b->reads ? fail(-r) : cont();
+	if (!path[0])
+		return fail(ENOENT);
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return c->b->reads ? fail(-base) : cont();
 	if (!still_valid(c)) {
 		close(base);
 		return fail(ENOENT);
+	}
+	if (c->b->reads && path[0] == '/' && (r = by_fd_link(c, &base, path)) <= 0) {
+		if (r < 0)
+			return fail(-r);
+		/* the descriptor itself, opened again (its path is "") */
+		return reopen_link(c, base, flags, mode, write);
 	}
 	if (flags & KERNEL_O_TMPFILE) {
 		bool mine;
@@ -2958,8 +3023,10 @@ static int command_file(const struct call *c, pid_t who, int cfd, bool *byfd)
  * thread-self or its pid's or thread id's): N, with *WHO the task whose
  * table the kernel reads it in (/proc/self and /proc/TGID: the thread
  * group leader's; /proc/thread-self and /proc/TID: the thread's own), or
- * -ENOENT if it is none, or -EPERM for another process's. */
-static int own_fd_link(const struct call *c, const char *path, pid_t *who)
+ * -ENOENT if it is none, or -EPERM for another process's.  With AFTER,
+ * the link may be followed by a name (/proc/self/fd/N/NAME: the directory
+ * N is, and NAME in it): *AFTER is NAME, or "". */
+static int fd_link_of(const struct call *c, const char *path, pid_t *who, const char **after)
 {
 	pid_t tid = (pid_t)c->req->pid, tgid = tgid_of(tid);
 	const char *at, *rest;
@@ -2983,14 +3050,65 @@ static int own_fd_link(const struct call *c, const char *path, pid_t *who)
 		if (pid != (long)tgid && pid != (long)tid)
 			pid = -1;
 	}
-	if (strncmp(rest, "fd/", 3) != 0 || !rest[3])
+	if (strncmp(rest, "fd/", 3) != 0 || rest[3] < '0' || rest[3] > '9')
 		return -ENOENT;
 	n = strtol(rest + 3, &end, 10);
-	if (*end || n < 0 || n > INT_MAX)
+	if (n < 0 || n > INT_MAX || (*end && (!after || *end != '/')))
 		return -ENOENT;
 	if (pid <= 0 || tgid <= 0)
 		return -EPERM;
+	if (after) {
+		while (*end == '/')
+			end++;
+		*after = end;
+	}
 	*who = (pid_t)pid;
+	return (int)n;
+}
+
+static int own_fd_link(const struct call *c, const char *path, pid_t *who)
+{
+	return fd_link_of(c, path, who, NULL);
+}
+
+/*
+ * PATH, opened, as the caller's own descriptor link: fd_link_of()'s, and
+ * /dev/fd/N, /dev/stdin, /dev/stdout and /dev/stderr, where they are the
+ * usual symlinks to /proc/self/fd (the broker's /proc/self is not the
+ * command's: resolved here, they would name the broker's own descriptors).
+ */
+static int own_fd_path(const struct call *c, const char *path, pid_t *who, const char **after)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+	static int dev_fd = -1; /* /dev/fd is /proc/self/fd: 1, or not: 0 */
+	char link[32], alias[PATH_MAX];
+	ssize_t n;
+
+	if (strncmp(path, "/dev/", 5) != 0)
+		return fd_link_of(c, path, who, after);
+	if (dev_fd < 0) {
+		n = readlink("/dev/fd", link, sizeof(link) - 1);
+		dev_fd = n == 13 && memcmp(link, "/proc/self/fd", 13) == 0;
+		for (size_t i = 0; dev_fd && i < 3; i++) {
+			n = readlink(std[i], link, sizeof(link) - 1);
+			dev_fd = n == 15 && memcmp(link, "/proc/self/fd/", 14) == 0 &&
+				 link[14] == (char)('0' + i);
+		}
+	}
+	if (!dev_fd)
+		return -ENOENT;
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(path, std[i]) == 0) {
+			*who = tgid_of((pid_t)c->req->pid);
+			*after = "";
+			return *who > 0 ? (int)i : -EPERM;
+		}
+	if (strncmp(path, "/dev/fd/", 8) != 0 ||
+	    snprintf(alias, sizeof(alias), "/proc/self/fd/%s", path + 8) >= (int)sizeof(alias))
+		return -ENOENT;
+	n = fd_link_of(c, alias, who, after);
+	if (n >= 0)
+		*after = path + 8 + (*after - (alias + 14));
 	return (int)n;
 }
 

@@ -22,6 +22,9 @@
 #             its first line)
 #   threads:  a thread with its own descriptor table and working directory
 #             is served on what they name, not its leader's
+#   fd links: /dev/fd/N, /dev/stdin and /proc/self/fd/N name the command's
+#             descriptors (process substitution works), and what they reach
+#             is judged as any name
 #   races:    a second thread rewriting the path between an ordinary file and
 #             .env (reads), an ordinary name and .claude (mkdir)
 #   signals:  the command cannot kill the broker or its opener thread
@@ -454,6 +457,48 @@ t_lease() {
 	assert "${D[2]} ($RC)" eval '[ "$RC" = 0 ] && [ -e "$P/mark3" ] && [ ! -s "$P/leased" ]'
 }
 
+# the command's own descriptors by their links (/dev/fd/N, /dev/stdin,
+# /proc/self/fd/N): where the broker opens all, they are the command's
+# descriptors, not the broker's, and what they reach is judged as any name
+t_fd_links() {
+	local D=("works: cat <(echo ...), cat /dev/stdin, diff <(...) <(...)"
+		 "works: a file in a directory by its descriptor's link (/dev/fd/3/src/a.c, /proc/self/fd/3/made)"
+		 "refused: .env by the link of an O_PATH descriptor of it, and by /proc/self/fd/N/../.env"
+		 "refused: .envrc and .git/config by the link of the root's descriptor; .git/config read by its own")
+	needs_broker "${D[@]}" || return
+	project
+	lr -- bash -c 'cat <(echo sub-$$); echo here | cat /dev/stdin; cat /proc/self/fd/0 <<<"heredoc";
+		diff <(echo a) <(echo a) && echo same'
+	assert "${D[0]}" eval '[ "$RC" = 0 ] && grep -qx "sub-[0-9]*" "$W/out" && grep -qx here "$W/out" &&
+		grep -qx heredoc "$W/out" && grep -qx same "$W/out"'
+	lr -- bash -c 'exec 3<. && cat /dev/fd/3/src/a.c && echo made >/proc/self/fd/3/made'
+	assert "${D[1]}" eval '[ "$RC" = 0 ] && grep -qx code "$W/out" && [ "$(cat "$P/made")" = made ]'
+	lr -- /usr/bin/python3 -c 'import os, sys
+e = os.open(".env", os.O_PATH)
+s = os.open("src", os.O_PATH)
+for p in ("/proc/self/fd/%d" % e, "/dev/fd/%d" % e, "/proc/thread-self/fd/%d" % e,
+	  "/proc/%d/fd/%d" % (os.getpid(), e), "/proc/self/fd/%d/../.env" % s):
+	try:
+		print(os.read(os.open(p, os.O_RDONLY), 100))
+	except OSError as x:
+		print(p, x.errno)'
+	assert "${D[2]}" eval '[ "$RC" = 0 ] && no_secret && [ "$(grep -c " 13$" "$W/out")" = 5 ]'
+	lr -- /usr/bin/python3 -c 'import os
+r = os.open(".", os.O_PATH)
+g = os.open(".git/config", os.O_PATH)
+for p, f in (("/proc/self/fd/%d/.envrc" % r, os.O_WRONLY | os.O_CREAT),
+	     ("/proc/self/fd/%d/.git/config" % r, os.O_WRONLY | os.O_APPEND),
+	     ("/dev/fd/%d" % g, os.O_WRONLY | os.O_APPEND)):
+	try:
+		os.write(os.open(p, f), b"[core]\n\tfsmonitor = touch /tmp/x\n")
+		print(p, "written")
+	except OSError as x:
+		print(p, x.errno)
+print(len(os.read(os.open("/dev/fd/%d" % g, os.O_RDONLY), 10)))'
+	assert "${D[3]}" eval '[ "$RC" = 0 ] && [ "$(grep -c " 13$" "$W/out")" = 3 ] && grep -qx 10 "$W/out" &&
+		gone .envrc && cmp -s "$P/.git/config" "$W/config.before"'
+}
+
 # a thread with a descriptor table and a working directory of its own
 # (clone without CLONE_FILES, CLONE_FS), where descriptor 50 names another
 # directory than in its leader's: what it makes is judged, and made, where
@@ -572,6 +617,7 @@ t_refused
 t_tmpfile
 t_fifo
 t_fifo_outside
+t_fd_links
 t_lease
 t_threads
 t_descriptors
