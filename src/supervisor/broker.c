@@ -625,6 +625,11 @@ static bool still_valid(const struct call *c)
 
 /* Calls whose memory could not be read: said a few times. */
 static unsigned unread;
+/* process_vm_readv is denied by a filter above landrun's (Docker's default
+ * profile, without CAP_SYS_PTRACE): /proc/TID/mem is read instead. */
+static bool vm_readv_denied;
+
+static int proc_open(pid_t tid, const char *what, int flags);
 
 /*
  * Up to SIZE bytes of the command's memory at ADDR (fewer up to a page that
@@ -632,16 +637,32 @@ static unsigned unread;
  * caller by its thread's number, which is the caller's only while the call
  * waits: what it read is the caller's if the call is still there after it
  * (-ENOENT if not).  No descriptor of the caller's memory is opened and
- * closed for each call, as /proc/TID/mem would be.  Memory that cannot be
- * read (a process made undumpable) is -EACCES: said a few times, as what
- * makes the command's calls fail is not its own.
+ * closed for each call, as /proc/TID/mem would be -- but where a filter
+ * above landrun's denies process_vm_readv (EPERM, as for a caller that
+ * cannot be read), and from then on.  Memory that cannot be read (a
+ * process made undumpable) is -EACCES: said a few times, as what makes
+ * the command's calls fail is not its own.
  */
 static ssize_t read_memory(const struct call *c, uint64_t addr, void *buf, size_t size)
 {
 	struct iovec local = { buf, size }, remote = { (void *)(uintptr_t)addr, size };
-	ssize_t n = process_vm_readv((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
-	int e = errno;
+	ssize_t n = -1;
+	int e = EPERM, fd;
 
+	if (!vm_readv_denied) {
+		n = process_vm_readv((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
+		e = errno;
+	}
+	if (n < 0 && (e == EPERM || e == ENOSYS)) {
+		fd = proc_open((pid_t)c->req->pid, "mem", O_RDONLY);
+		e = errno;
+		if (fd >= 0) {
+			vm_readv_denied = true;
+			n = pread(fd, buf, size, (off_t)addr);
+			e = EFAULT; /* (EIO: nothing mapped there) */
+			close(fd);
+		}
+	}
 	if (!still_valid(c))
 		return -ENOENT;
 	if (n >= 0)
