@@ -3049,17 +3049,18 @@ static int command_file(const struct call *c, pid_t who, int cfd, bool *byfd)
  * N is, and NAME in it): *AFTER is NAME, or "". */
 static int fd_link_of(const struct call *c, const char *path, pid_t *who, const char **after)
 {
-	pid_t tid = (pid_t)c->req->pid, tgid = tgid_of(tid);
+	pid_t tid = (pid_t)c->req->pid, tgid;
 	const char *at, *rest;
 	char *end;
 	long pid = 0, n;
 
+	/* the name first: every absolute open comes here, the /proc read of
+	 * the caller's thread group only for a descriptor link */
 	if (strncmp(path, "/proc/", 6) != 0)
 		return -ENOENT;
 	at = path + 6;
 	if (strncmp(at, "self/", 5) == 0) {
-		rest = at + 5;
-		pid = tgid;
+		rest = at + 5; /* (PID 0: the thread group's) */
 	} else if (strncmp(at, "thread-self/", 12) == 0) {
 		rest = at + 12;
 		pid = tid;
@@ -3068,14 +3069,17 @@ static int fd_link_of(const struct call *c, const char *path, pid_t *who, const 
 		if (end == at || *end != '/' || pid <= 0)
 			return -ENOENT;
 		rest = end + 1;
-		if (pid != (long)tgid && pid != (long)tid)
-			pid = -1;
 	}
 	if (strncmp(rest, "fd/", 3) != 0 || rest[3] < '0' || rest[3] > '9')
 		return -ENOENT;
 	n = strtol(rest + 3, &end, 10);
 	if (n < 0 || n > INT_MAX || (*end && (!after || *end != '/')))
 		return -ENOENT;
+	tgid = tgid_of(tid);
+	if (pid == 0)
+		pid = tgid;
+	else if (pid != (long)tgid && pid != (long)tid)
+		pid = -1;
 	if (pid <= 0 || tgid <= 0)
 		return -EPERM;
 	if (after) {
