@@ -45,6 +45,12 @@ _Static_assert(LR_BROKER_PING_DIRFD == LR_SECCOMP_PING_DIRFD, "the witness's fil
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -3810,6 +3816,13 @@ static int broker_settle(struct lr_broker *b, int sock, pid_t child)
 		close(b->listener);
 		b->listener = -1;
 	}
+	/* the broker woken for a call, and the caller for its answer, on the
+	 * CPU that wakes it, with no hop to another (Linux 6.6; before,
+	 * EINVAL and the usual wake-ups): an answer with no descriptor in it
+	 * takes a third of the time here */
+	if (b->listener >= 0)
+		(void)ioctl(b->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	/* (EOF: the command's process gave up before; else say why, the
 	 * witness's ENOSYS would not) */
 	if (got < 0 || (got > 0 && b->listener < 0))
