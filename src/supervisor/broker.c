@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
@@ -629,6 +630,13 @@ static bool still_valid(const struct call *c)
 	return ioctl(c->b->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+/* After base_of: a base it took from /proc/TID is the caller's only if
+ * the call is still there (an absolute path's, "/", is no one's). */
+static bool base_valid(const struct call *c, const char *path)
+{
+	return path[0] == '/' || still_valid(c);
+}
+
 /* Calls whose memory could not be read: said a few times. */
 static unsigned unread;
 /* process_vm_readv is denied by a filter above landrun's (Docker's default
@@ -1191,8 +1199,14 @@ struct open_request {
 	mode_t mode;
 	int may_wait;		/* the broker has room for one more that waits (else
 				 * such an open gets ENFILE) */
-	char path[PATH_MAX];
+	char path[PATH_MAX];	/* sent up to its NUL */
 };
+
+/* What of REQ is sent: its path up to the NUL. */
+static size_t request_size(const struct open_request *req)
+{
+	return offsetof(struct open_request, path) + strlen(req->path) + 1;
+}
 
 struct open_reply {
 	uint64_t id;
@@ -1235,8 +1249,8 @@ static int send_with_fd(int sock, const void *buf, size_t len, int fd)
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
 }
 
-/* A message of exactly LEN bytes, and the descriptor with it (or -1). */
-static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
+/* A message of MIN to LEN bytes, and the descriptor with it (or -1). */
+static ssize_t recv_some_with_fd(int sock, void *buf, size_t min, size_t len, int *fd)
 {
 	char control[CMSG_SPACE(sizeof(int))] = { 0 };
 	struct iovec iov = { buf, len };
@@ -1252,13 +1266,19 @@ static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(fd, CMSG_DATA(c), sizeof(*fd));
-	if ((size_t)n != len || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	if ((size_t)n < min || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
 		return -EPROTO;
 	}
 	return n;
+}
+
+/* A message of exactly LEN bytes, and the descriptor with it (or -1). */
+static ssize_t recv_with_fd(int sock, void *buf, size_t len, int *fd)
+{
+	return recv_some_with_fd(sock, buf, len, len, fd);
 }
 
 /* The opener's opens that wait, each in a thread of its own.  (The path is
@@ -1324,8 +1344,8 @@ static bool open_waits(int base, const char *path, int flags)
 	       (S_ISCHR(st.st_mode) && major(st.st_rdev) != 1);
 }
 
-/* Start the open REQ (from BASE, taken) in a thread of its own: 0, or
- * -errno (BASE closed). */
+/* Start the open REQ (from BASE, taken: AT_FDCWD for an absolute path) in
+ * a thread of its own: 0, or -errno (BASE closed). */
 static int opener_wait(int sock, const struct open_request *req, int base)
 {
 	struct opener_wait *w = NULL;
@@ -1335,12 +1355,14 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 		if (atomic_load(&opener_waits[i].state) == WAIT_FREE)
 			w = &opener_waits[i];
 	if (!w || !req->may_wait) {
-		close(base);
+		if (base >= 0)
+			close(base);
 		return -ENFILE; /* too many at once */
 	}
 	w->path = strdup(req->path);
 	if (!w->path) {
-		close(base);
+		if (base >= 0)
+			close(base);
 		return -ENOMEM;
 	}
 	w->id = req->id;
@@ -1355,7 +1377,8 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 		atomic_store(&w->state, WAIT_FREE);
 		free(w->path);
 		w->path = NULL;
-		close(base);
+		if (base >= 0)
+			close(base);
 		return -ENFILE;
 	}
 	pthread_attr_destroy(&attr);
@@ -1366,7 +1389,8 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 static void opener_wait_free(struct opener_wait *w)
 {
 	pthread_join(w->thread, NULL);
-	close(w->base);
+	if (w->base >= 0)
+		close(w->base);
 	free(w->path);
 	w->path = NULL;
 	atomic_store(&w->state, WAIT_FREE);
@@ -1446,7 +1470,8 @@ static void opener_main(int sock)
 
 	for (;;) {
 		struct open_reply rep = { 0 };
-		ssize_t n = recv_with_fd(sock, &req, sizeof(req), &base);
+		ssize_t n = recv_some_with_fd(sock, &req, offsetof(struct open_request, path) + 1,
+					      sizeof(req), &base);
 		int fd = -1, r;
 
 		opener_reap();
@@ -1461,12 +1486,17 @@ static void opener_main(int sock)
 			continue;
 		}
 		rep.id = n > 0 ? req.id : 0;
+		if (n > 0 &&
+		    !memchr(req.path, '\0', (size_t)n - offsetof(struct open_request, path)))
+			n = -EPROTO;
 		/* "": BASE itself, opened again (a descriptor of the command's),
 		 * from this thread's own table, not the process's (/proc/self) */
 		if (n > 0 && base >= 0 && req.op == OPEN_OPEN && !req.path[0])
 			snprintf(req.path, sizeof(req.path), "/proc/thread-self/fd/%d", base);
-		if (n < 0 || base < 0 || req.op != OPEN_OPEN ||
-		    memchr(req.path, '\0', sizeof(req.path)) == NULL) {
+		/* an absolute path comes alone */
+		if (n > 0 && base < 0 && req.path[0] == '/')
+			base = AT_FDCWD;
+		if (n < 0 || base == -1 || req.op != OPEN_OPEN) {
 			if (n < 0 && n != -EPROTO && n != -EINTR)
 				return;
 			rep.err = EPROTO;
@@ -1556,10 +1586,18 @@ static int start_opener(struct lr_broker *b)
 	sigset_t all, old;
 	pthread_attr_t attr;
 	pthread_t t;
+	struct timeval wait = { OPENER_WAIT_MS / 1000, OPENER_WAIT_MS % 1000 * 1000 };
 	int pair[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
 		return -errno;
+	/* the broker waits for a reply that long (opener_open) */
+	if (setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) < 0) {
+		r = -errno;
+		close(pair[0]);
+		close(pair[1]);
+		return r;
+	}
 	st.sock = pair[1];
 	if (sem_init(&st.entered, 0, 0) < 0) {
 		r = -errno;
@@ -1622,7 +1660,8 @@ static size_t openings_busy;
 static uint64_t opener_next = 1;
 
 static void respond(struct lr_broker *b, const struct seccomp_notif *req, struct answer a);
-static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags,
+			    struct stat *st);
 static void tell_opened(struct call *c, int base, const char *path, uint64_t flags, int err);
 
 /* The opener is gone, or stuck: it serves no more, and the calls that wait
@@ -1667,7 +1706,9 @@ static void opening_done(struct lr_broker *b, const struct open_reply *rep, int 
 		if (fd >= 0)
 			close(fd);
 	} else if (!rep->err && fd >= 0) {
-		respond(b, &req, opened(&c, fd, o->write, o->flags));
+		struct stat st;
+
+		respond(b, &req, opened(&c, fd, o->write, o->flags, &st));
 	} else {
 		if (fd >= 0)
 			close(fd);
@@ -1725,7 +1766,6 @@ static int opener_open(struct call *c, int base, const char *path, int flags, mo
 	struct open_request req = { .id = opener_next++, .op = OPEN_OPEN, .flags = flags,
 				    .mode = mode, .may_wait = openings_busy < WAITERS };
 	struct open_reply rep;
-	struct pollfd p = { b->opener, POLLIN, 0 };
 	int fd, r;
 	ssize_t n;
 
@@ -1734,11 +1774,14 @@ static int opener_open(struct call *c, int base, const char *path, int flags, mo
 	if (strlen(path) >= sizeof(req.path))
 		return -ENAMETOOLONG;
 	strcpy(req.path, path);
-	r = send_with_fd(b->opener, &req, sizeof(req), base);
+	/* (an absolute path needs no base: the opener's own "/" is the command's) */
+	r = send_with_fd(b->opener, &req, request_size(&req), path[0] == '/' ? -1 : base);
 	for (;;) {
-		while (r == 0 && (r = poll(&p, 1, OPENER_WAIT_MS)) < 0 && errno == EINTR)
-			r = 0; /* (a signal: wait on, not as if it were gone) */
-		if (r <= 0) {
+		/* (its socket's SO_RCVTIMEO: -EAGAIN after OPENER_WAIT_MS) */
+		n = r;
+		while (n == 0 && (n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd)) == -EINTR)
+			n = 0; /* (a signal: wait on, not as if it were gone) */
+		if (r < 0 || n == -EAGAIN) {
 			char shown[PATH_MAX * 4];
 
 			/* stuck (a filesystem that hangs) or gone: it serves no more */
@@ -1749,7 +1792,6 @@ static int opener_open(struct call *c, int base, const char *path, int flags, mo
 			opener_lost(b);
 			return -EACCES;
 		}
-		n = recv_with_fd(b->opener, &rep, sizeof(rep), &fd);
 		if (n < 0) {
 			dprintf(STDERR_FILENO, "landrun: the broker: its opener is gone: from now on "
 					       "nothing outside the brokered grants is opened (EACCES)\n");
@@ -1969,7 +2011,8 @@ static void waiters_tend(struct lr_broker *b)
 	}
 }
 
-static struct answer opened(struct call *c, int fd, bool write, uint64_t flags);
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags,
+			    struct stat *st);
 
 /* The thread group of TID (the process), from /proc/TID/status; 0 if gone. */
 static pid_t tgid_of(pid_t tid)
@@ -2022,6 +2065,7 @@ static struct answer proc_open_for(struct call *c, const char *path, uint64_t fl
 				   uint64_t mode, bool write)
 {
 	uint64_t need = 0, have = 0;
+	struct stat st;
 	int fd;
 
 	if ((flags & O_ACCMODE) != O_WRONLY)
@@ -2039,7 +2083,7 @@ static struct answer proc_open_for(struct call *c, const char *path, uint64_t fl
 		  (mode_t)mode);
 	if (fd < 0 || as_asked(fd, flags) < 0)
 		return fail(errno);
-	return opened(c, fd, write, flags);
+	return opened(c, fd, write, flags, &st);
 }
 
 /* ------------------------------------------------- --report-denials */
@@ -2280,27 +2324,26 @@ static struct answer elsewhere(struct call *c, int base, const char *path, uint6
 		tell_opened(c, base, own, flags, -fd);
 		return fail(-fd);
 	}
-	a = opened(c, fd, write, flags);
+	a = opened(c, fd, write, flags, &st);
 	/* a FIFO that the opener found no FIFO before it opened it (made
 	 * meanwhile): its reader that would wait, waits here */
 	if (a.kind == FD && !(flags & O_NONBLOCK) && (flags & O_ACCMODE) == O_RDONLY &&
-	    fstat((int)a.value, &st) == 0 && S_ISFIFO(st.st_mode))
+	    S_ISFIFO(st.st_mode))
 		a = fifo_open(c, (int)a.value, flags);
 	return a;
 }
 
 /* FD, opened for the command: handed over unless it is a secret (or, to
- * write, a protected path), by its inode or its place. */
-static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
+ * write, a protected path), by its inode or its place.  *ST: what FD is. */
+static struct answer opened(struct call *c, int fd, bool write, uint64_t flags, struct stat *st)
 {
 	char real[PATH_MAX];
 	const struct lr_broker_root *root;
 	const struct lr_broker_inode *in;
 	const char *why = NULL;
 	enum lr_broker_verdict v = LR_BROKER_OK;
-	struct stat st;
 
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, st) < 0) {
 		close(fd);
 		return fail(EACCES);
 	}
@@ -2308,7 +2351,7 @@ static struct answer opened(struct call *c, int fd, bool write, uint64_t flags)
 		snprintf(real, sizeof(real), "%s", "(a file)");
 	else if ((root = root_of(c->b, real)))
 		v = lr_broker_judge(c->b, root->path, real, &why);
-	if ((in = hole_inode(c->b, &st)))
+	if ((in = hole_inode(c->b, st)))
 		v = stricter(v, why,
 			     in->kind == LR_HOLE_SECRET ? LR_BROKER_SECRET : LR_BROKER_PROTECTED,
 			     in->why, &why);
@@ -2558,7 +2601,7 @@ static struct answer do_open(struct call *c, int dirfd, uint64_t addr, uint64_t 
 		return fail(ENOENT);
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return c->b->reads ? fail(-base) : cont();
-	if (!still_valid(c)) {
+	if (!base_valid(c, path)) {
 		close(base);
 		return fail(ENOENT);
 	}
@@ -2633,7 +2676,7 @@ static int place_of(struct call *c, int dirfd, uint64_t addr, struct place *p)
 		return r == -EFAULT ? r : 1;
 	if ((base = base_of(c, dirfd, path)) < 0)
 		return 1;
-	if (!still_valid(c)) {
+	if (!base_valid(c, path)) {
 		close(base);
 		return 1;
 	}
@@ -3464,7 +3507,7 @@ static struct answer do_bind(struct call *c, int sockfd, uint64_t addr, uint64_t
 		return cont(); /* no room for the NUL the kernel adds: its EINVAL */
 	if ((base = base_of(c, AT_FDCWD, sun.sun_path)) < 0)
 		return cont();
-	if (!still_valid(c)) {
+	if (!base_valid(c, sun.sun_path)) {
 		close(base);
 		return cont();
 	}
