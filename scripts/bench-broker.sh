@@ -14,12 +14,15 @@
 #   make     make -j2 of 200 C files, then make clean
 #   cp       cp -r of 20,000 small files into the project, then rm -r
 #   start    landrun -- /bin/true from the project's root
+#   opens    the cost of one open, by what is opened: a file outside the
+#            project and one in it, a missing name outside it and in it
+#            (scripts/bench/open-cost.c, medians of RUNS runs)
 #
 # Every contender has the same environment (an empty one but PATH, HOME and
 # TMPDIR), the same grants (/usr read-only and executable, the project
 # read-write), from the project's root.  RUNS caps the runs (default 5;
-# start: 30).  About four minutes on two cores.  Exit 0, or 2 on a harness
-# error.
+# start: 200 interleaved rounds, CPU time).  About ten minutes on two cores.
+# Exit 0, or 2 on a harness error.
 source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
 RUNS=${1:-5}
@@ -124,18 +127,60 @@ run_workloads() {
 
 start_up() {
 	local grants="--profile none --no-project --rox /usr,/lib,/lib64,/bin --log-level error"
-	local runs=$((RUNS < 30 ? 30 : RUNS))
+	local runs=$((RUNS < 200 ? 200 : RUNS))
 
 	make_inputs
-	bench_add "start: landrun, plain project" "$LANDRUN $grants --rwx $W/plain -- /bin/true"
-	bench_add "start: landrun, drop-in project (.git, .env)" \
-		"$LANDRUN $grants --rwx $W/dropin -- /bin/true"
-	bench_add "start: landrun, no writable grant (no broker)" "$LANDRUN $grants --ro $W/plain -- /bin/true"
-	bench_run "start-up: landrun -- /bin/true" "$BENCH_OUT/broker-start.json" \
-		"start: landrun, no writable grant (no broker)" --warmup 3 --min-runs "$runs" --max-runs "$runs"
+	echo
+	# CPU time, interleaved: a start's wall clock moves by a tenth between
+	# two sessions on shared cores
+	(cd /tmp && python3 "$BENCH_DIR/startup.py" compare "$runs" "$BENCH_OUT/broker-start.json" \
+		--floor "no writable grant" --floor "plain project" \
+		--title "start-up: landrun -- /bin/true, CPU time (user + system)" \
+		--goal "drop-in project / plain project <= 1.10" -- \
+		"no writable grant" "$LANDRUN $grants --ro $W/plain -- /bin/true" \
+		"plain project" "$LANDRUN $grants --rwx $W/plain -- /bin/true" \
+		"drop-in project" "$LANDRUN $grants --rwx $W/dropin -- /bin/true") ||
+		bench_fail "startup.py failed"
+}
+
+# One open, by what is opened (median of RUNS runs of open-cost, interleaved).
+open_costs() {
+	local grants="--profile none --no-project --rox /usr,/lib,/lib64,/bin --ro /etc --rw /dev/null"
+	local paths=("$W/tree-src/d00/f000" Makefile "$W/tree-src/none" c/none.c)
+	local names=("a file outside the project" "a file in the project"
+		"a missing name outside it" "a missing name in it")
+	local out=$BENCH_OUT/broker-opens.txt p i
+
+	make_inputs
+	bench_cc open-cost.c "$W/open-cost"
+	: >"$out"
+	for ((i = 0; i < RUNS; i++)); do
+		for p in unconfined plain dropin; do
+			if [ "$p" = unconfined ]; then
+				(cd "$W/plain" && env -i "$W/open-cost" 2000 "${paths[@]}")
+			else
+				# shellcheck disable=SC2086
+				(cd "$W/$p" && $LANDRUN $grants --rwx "$W/$p" --rox "$W/open-cost" \
+					--ro "$W/tree-src" --log-level error -- "$W/open-cost" 2000 "${paths[@]}")
+			fi | sed "s|^|$p |" >>"$out" || bench_fail "open-cost failed"
+		done
+	done
+	echo
+	echo "one open and its close, us (median of $RUNS runs of 2,000 opens each)"
+	echo "| open of | unconfined | plain project | drop-in project |"
+	echo "|---|---:|---:|---:|"
+	for i in "${!paths[@]}"; do
+		printf '| %s |' "${names[$i]}"
+		for p in unconfined plain dropin; do
+			awk -v p="$p" -v f="${paths[$i]}" '$1 == p && $2 == f { print $3 }' "$out" |
+				sort -n | awk '{ v[NR] = $1 } END { printf " %.1f |", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		done
+		echo
+	done
 }
 
 run_workloads
 start_up
+open_costs
 bench_load
 bench_print_notes
