@@ -109,15 +109,16 @@ drive() {
 	# the keys one after the other, and none once the TUI has exited.
 	# Claude Code exits on a second Ctrl-C that comes within a moment of the
 	# first (its "Press Ctrl-C again to exit" is there for about 2 s): on a
-	# loaded machine even that can be missed, and then, the TUI still
-	# running 5 s later, the keys again (up to LR_WAIT)
+	# loaded machine even that can be missed; and Codex once, in CI, stayed
+	# at its prompt a minute after its one Ctrl-C (taken, it seems, for the
+	# turn it was just ending).  So, the TUI still running 5 s later, the
+	# keys again (up to LR_WAIT)
 	local tries=$((LR_WAIT / 5))
 	while :; do
 		for key in "$@"; do
 			lr_screen "$name" | grep -q LANDRUN-TUI-EXITED && break 2
 			lr_tmux send-keys -t "$name" "$key"
 		done
-		[ $# -gt 1 ] || break
 		lr_wait_screen "$name" LANDRUN-TUI-EXITED 5 && break
 		tries=$((tries - 1))
 		[ $tries -gt 0 ] || break
