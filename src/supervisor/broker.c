@@ -1350,20 +1350,17 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 {
 	struct opener_wait *w = NULL;
 	pthread_attr_t attr;
+	int r = -ENFILE; /* too many at once */
 
 	for (size_t i = 0; i < WAITERS && !w; i++)
 		if (atomic_load(&opener_waits[i].state) == WAIT_FREE)
 			w = &opener_waits[i];
-	if (!w || !req->may_wait) {
-		if (base >= 0)
-			close(base);
-		return -ENFILE; /* too many at once */
-	}
+	if (!w || !req->may_wait)
+		goto fail;
 	w->path = strdup(req->path);
 	if (!w->path) {
-		if (base >= 0)
-			close(base);
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto fail;
 	}
 	w->id = req->id;
 	w->sock = sock;
@@ -1377,12 +1374,14 @@ static int opener_wait(int sock, const struct open_request *req, int base)
 		atomic_store(&w->state, WAIT_FREE);
 		free(w->path);
 		w->path = NULL;
-		if (base >= 0)
-			close(base);
-		return -ENFILE;
+		goto fail;
 	}
 	pthread_attr_destroy(&attr);
 	return 0;
+fail:
+	if (base >= 0)
+		close(base);
+	return r;
 }
 
 /* The wait W's thread joined, and its slot free. */
