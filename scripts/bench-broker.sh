@@ -131,8 +131,8 @@ start_up() {
 
 	make_inputs
 	echo
-	# CPU time, interleaved: a start's wall clock moves by a tenth between
-	# two sessions on shared cores
+	# CPU time, interleaved: a start's wall clock moved by a fifth between
+	# two sessions of the same binary here (30 hyperfine runs each)
 	(cd /tmp && python3 "$BENCH_DIR/startup.py" compare "$runs" "$BENCH_OUT/broker-start.json" \
 		--floor "no writable grant" --floor "plain project" \
 		--title "start-up: landrun -- /bin/true, CPU time (user + system)" \
